@@ -1,0 +1,95 @@
+"""Env steps/s of (a) the raw vmapped env under random actions and (b) the full jitted PPO train, same env and
+num_envs, in one run on one machine; prints b/a and writes the figures to results/throughput_<env>_<backend>.json.
+
+    python benchmarks/throughput.py --env trex_stage1 --num-envs 256 --updates 10
+
+Compilation is excluded from both timings (each function is compiled and run once before it is timed).
+"""
+
+import argparse
+import importlib.metadata
+import json
+import os
+import platform
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+
+import envs  # noqa: E402
+import ppo_mjx  # noqa: E402
+from configs import get_config  # noqa: E402
+
+
+def random_rollout(env, num_envs, num_steps):
+    """num_steps of the vmapped env under uniform random actions, as one jitted scan."""
+
+    def rollout(state, key):
+        def body(state, key):
+            action = jax.random.uniform(key, (num_envs, env.action_size), minval=-1.0, maxval=1.0)
+            state = jax.vmap(env.step)(state, action)
+            return state, state.reward.mean()
+
+        return jax.lax.scan(body, state, jax.random.split(key, num_steps))
+
+    return jax.jit(rollout)
+
+
+def timed(fn, *args):
+    start = time.perf_counter()
+    jax.block_until_ready(fn(*args))
+    return time.perf_counter() - start
+
+
+def machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return dict(backend=jax.default_backend(), device=jax.devices()[0].device_kind, cpu=cpu, cpu_count=os.cpu_count(),
+                python=platform.python_version(),
+                versions={p: importlib.metadata.version(p) for p in ["jax", "jaxlib", "mujoco", "mujoco-mjx", "flax"]})
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="trex_stage1")
+    parser.add_argument("--num-envs", type=int, default=256)
+    parser.add_argument("--updates", type=int, default=10, help="PPO updates timed (and raw rollouts of equal length)")
+    args = parser.parse_args()
+
+    config = get_config(args.env, {"num_envs": args.num_envs})
+    batch = args.num_envs * config["num_steps"]
+    config["total_timesteps"] = batch * args.updates
+    env = envs.env_from_config(args.env, config)
+    steps = batch * args.updates
+
+    rollout = random_rollout(env, args.num_envs, config["num_steps"] * args.updates)
+    state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(0), args.num_envs))
+    timed(rollout, state, jax.random.key(1))  # compile and warm up
+    raw_s = timed(rollout, state, jax.random.key(2))
+
+    train = jax.jit(ppo_mjx.make_train(config, env))
+    timed(train, jax.random.key(0))  # compile and warm up
+    train_s = timed(train, jax.random.key(1))
+
+    raw, full = steps / raw_s, steps / train_s
+    result = dict(env=args.env, num_envs=args.num_envs, num_steps=config["num_steps"], updates=args.updates,
+                  env_steps_timed=steps, raw_env_steps_per_s=raw, ppo_train_steps_per_s=full, ratio_train_over_raw=full / raw,
+                  physics_steps_per_s=raw * round(config["ctrl_dt"] / config["sim_dt"]),
+                  command=" ".join(["python", "benchmarks/throughput.py", *sys.argv[1:]]),
+                  date=time.strftime("%Y-%m-%d"), machine=machine())
+    print(json.dumps(result, indent=1))
+    path = os.path.join(ROOT, "results", f"throughput_{args.env}_{jax.default_backend()}_{args.num_envs}envs.json")
+    ppo_mjx.atomic_write(path, json.dumps(result, indent=1) + "\n")
+    print(f"(a) raw env {raw:,.0f} steps/s  (b) PPO train {full:,.0f} steps/s  b/a = {full / raw:.2f}  -> {path}")
+
+
+if __name__ == "__main__":
+    main()

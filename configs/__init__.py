@@ -1,0 +1,62 @@
+"""Config registry: env name -> complete config dict (env settings + PPO hyperparameters)."""
+
+import copy
+
+from configs.trex import TREX_STAGE1
+
+CONFIGS = {
+    "trex_stage1": TREX_STAGE1,
+}
+
+
+class ConfigError(ValueError):
+    """Bad env name or override; the CLI turns it into one line and exit code 2."""
+
+
+def get_config(name, overrides=None):
+    """A deep copy of the named config with `overrides` ({"key": value, "reward_weights.term": value}) applied."""
+    if name not in CONFIGS:
+        raise ConfigError(f"unknown env '{name}'; valid envs: {', '.join(sorted(CONFIGS))}")
+    config = copy.deepcopy(CONFIGS[name])
+    for key, value in (overrides or {}).items():
+        set_key(config, key, value)
+    return config
+
+
+def set_key(config, key, value):
+    """Set a (dotted) key, refusing unknown keys and values whose type differs from the default's."""
+    *parents, leaf = key.split(".")
+    node = config
+    for part in parents:
+        if not isinstance(node.get(part), dict):
+            raise ConfigError(f"unknown config key '{key}'")
+        node = node[part]
+    if leaf not in node or isinstance(node[leaf], dict):
+        raise ConfigError(f"unknown config key '{key}'; valid keys: {', '.join(sorted(flat_keys(config)))}")
+    node[leaf] = coerce(key, node[leaf], value)
+
+
+def coerce(key, default, value):
+    """`value` as the type of `default` (ints are accepted for floats, lists for tuples)."""
+    if isinstance(default, bool) or default is None:
+        ok = isinstance(value, type(default))
+    elif isinstance(default, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif isinstance(default, tuple):
+        ok = isinstance(value, (list, tuple)) and all(isinstance(v, type(default[0])) for v in value)
+        value = tuple(value) if ok else value
+    else:
+        ok = isinstance(value, type(default)) and not isinstance(value, bool)
+    if not ok:
+        raise ConfigError(f"config key '{key}' expects {type(default).__name__}, got {value!r}")
+    return value
+
+
+def flat_keys(config, prefix=""):
+    """All settable keys, nested ones dotted."""
+    for key, value in config.items():
+        if isinstance(value, dict):
+            yield from flat_keys(value, f"{prefix}{key}.")
+        else:
+            yield prefix + key

@@ -1,0 +1,26 @@
+"""PPO hyperparameters shared by every environment; an env config starts from these and may override any of them.
+
+Defaults are sized for one GPU (4096 envs). On a CPU, pass `--num-envs 128` or so (see README).
+"""
+
+PPO = dict(
+    num_envs=4096,  # parallel MJX environments stepped together (the vmap batch)
+    num_steps=20,  # rollout length per env per update; batch = num_envs * num_steps transitions
+    total_timesteps=20_000_000,  # env steps over the whole run; num_updates = total // batch
+    update_epochs=4,  # passes over each batch
+    num_minibatches=32,  # minibatches per epoch; must divide num_envs * num_steps
+    lr=3e-4,  # Adam learning rate
+    anneal_lr=True,  # linearly decay the learning rate to 0 over the run
+    gamma=0.97,  # discount factor (horizon ~33 control steps = 0.7 s at 50 Hz)
+    gae_lambda=0.95,  # GAE bias/variance trade-off
+    clip_eps=0.2,  # PPO ratio clip
+    ent_coef=1e-3,  # entropy bonus weight
+    vf_coef=0.5,  # value loss weight
+    max_grad_norm=1.0,  # global-norm gradient clip
+    actor_hidden=(256, 256),  # policy MLP layer sizes (tanh)
+    critic_hidden=(256, 256),  # value MLP layer sizes (tanh)
+    init_log_std=-0.5,  # initial log std of the Gaussian policy (std ~0.6 in action units)
+    normalize_obs=True,  # running mean/var observation normalization (statistics saved with the params)
+    log_every=10,  # print progress every this many updates
+    eval_episodes=64,  # deterministic evaluation episodes run at the end of training
+)

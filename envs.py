@@ -1,0 +1,222 @@
+"""Functional MJX environments.
+
+`make_env("trex_stage1", **overrides)` returns an `Env` whose `reset(key) -> EnvState` and `step(state, action) ->
+EnvState` are pure, so they work under `jit` and `vmap`. `build_env` holds what every env shares (physics substeps,
+termination, NaN guard, time limit, auto-reset); a `Task` holds what differs (start state, observation, rewards).
+"""
+
+import os
+from dataclasses import dataclass
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import mujoco
+from flax import struct
+from mujoco import mjx
+
+import rewards
+from configs import get_config
+
+MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+
+
+@struct.dataclass
+class EnvState:
+    data: mjx.Data  # physics state, already reset to a fresh start when the last transition ended the episode
+    obs: jax.Array  # observation of `data`
+    reward: jax.Array  # reward of the last transition
+    terminated: jax.Array  # last transition failed (fall or non-finite physics): no bootstrapping through it
+    truncated: jax.Array  # last transition hit the time limit: the learner bootstraps from `final_obs`
+    final_obs: jax.Array  # observation at the end of the last transition, before any auto-reset
+    time: jax.Array  # control steps since the episode began
+    prev_action: jax.Array  # last (clipped) action; part of the observation
+    rng: jax.Array  # key for pushes and the next reset
+    info: dict  # per-transition scalars: weighted reward terms, task metrics (before reset), nan_reset
+
+
+@dataclass(frozen=True)
+class Task:
+    """What differs between envs; `build_env` wraps it into an Env."""
+
+    init: Callable  # (key) -> mjx.Data: a randomized start state with positions computed
+    observe: Callable  # (data, prev_action) -> observation vector
+    action_to_ctrl: Callable  # (action in [-1, 1]) -> actuator controls
+    reward_terms: Callable  # (data, action, prev_action) -> {name: unweighted term}; termination is added by the env
+    is_terminated: Callable  # (data) -> bool: the episode failed
+    measure: Callable  # (data) -> {name: scalar}: metrics logged during training and read by evaluation
+
+
+@dataclass(frozen=True)
+class Env:
+    name: str
+    config: dict
+    mj_model: mujoco.MjModel
+    observation_size: int
+    action_size: int
+    reset: Callable  # (key) -> EnvState
+    step: Callable  # (EnvState, action) -> EnvState
+
+
+def make_env(name, **overrides):
+    """The env named `name` (a key of configs.CONFIGS) with config `overrides` applied."""
+    return env_from_config(name, get_config(name, overrides))
+
+
+def env_from_config(name, config):
+    mj_model = load_model(config)
+    task = TASKS[config["task"]](config, mj_model, mjx.put_model(mj_model))
+    return build_env(name, config, mj_model, task)
+
+
+def load_model(config):
+    """The MJCF model with the physics timestep taken from the config."""
+    mj_model = mujoco.MjModel.from_xml_path(os.path.join(MODELS_DIR, config["model"]))
+    mj_model.opt.timestep = config["sim_dt"]
+    return mj_model
+
+
+def build_env(name, config, mj_model, task):
+    """Wrap a Task into an Env: substeps in a scan, termination, NaN guard, time limit, pushes, auto-reset."""
+    mjx_model = mjx.put_model(mj_model)
+    n_substeps = int(round(config["ctrl_dt"] / config["sim_dt"]))
+    weights = config["reward_weights"]
+    zero_action = jnp.zeros(mj_model.nu)
+
+    def reset(key):
+        key, init_key = jax.random.split(key)
+        data = task.init(init_key)
+        obs = task.observe(data, zero_action)
+        terms = task.reward_terms(data, zero_action, zero_action)
+        info = {f"reward/{k}": jnp.zeros(()) for k in [*terms, "termination"]}
+        info |= {k: jnp.zeros(()) for k in task.measure(data)} | {"nan_reset": jnp.zeros(())}
+        false = jnp.zeros((), bool)
+        return EnvState(data, obs, jnp.zeros(()), false, false, obs, jnp.zeros((), jnp.int32), zero_action, key, info)
+
+    def push(data, key, time):
+        """Every `push_interval` steps kick the free root joint sideways (models with a free root only)."""
+        if not config.get("push_interval"):
+            return data
+        angle = jax.random.uniform(key, (), minval=-jnp.pi, maxval=jnp.pi)
+        kick = config["push_speed"] * jnp.array([jnp.cos(angle), jnp.sin(angle)])
+        due = (time > 0) & (time % config["push_interval"] == 0)
+        return data.replace(qvel=data.qvel.at[:2].add(jnp.where(due, kick, 0.0)))
+
+    def physics(data, _):
+        return mjx.step(mjx_model, data), None
+
+    def step(state, action):
+        action = jnp.clip(action, -1.0, 1.0)
+        rng, push_key, reset_key = jax.random.split(state.rng, 3)
+        data = push(state.data.replace(ctrl=task.action_to_ctrl(action)), push_key, state.time)
+        data, _ = jax.lax.scan(physics, data, None, length=n_substeps)
+
+        finite = jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
+        terminated = task.is_terminated(data) | ~finite
+        time = state.time + 1
+        truncated = (time >= config["episode_length"]) & ~terminated
+        terms = task.reward_terms(data, action, state.prev_action)
+        terms = {k: jnp.where(finite, weights[k] * v, 0.0) for k, v in terms.items()}
+        terms["termination"] = weights["termination"] * terminated
+        reward = sum(terms.values())
+        final_obs = jnp.where(finite, task.observe(data, action), 0.0)  # training never sees a NaN
+        info = {f"reward/{k}": v for k, v in terms.items()}
+        info |= {k: jnp.where(finite, v, 0.0) for k, v in task.measure(data).items()}
+        info["nan_reset"] = (~finite).astype(jnp.float32)
+
+        done = terminated | truncated
+        fresh = reset(reset_key)
+        data = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh.data, data)
+        obs = jnp.where(done, fresh.obs, final_obs)
+        time = jnp.where(done, 0, time)
+        prev_action = jnp.where(done, zero_action, action)
+        return EnvState(data, obs, reward, terminated, truncated, final_obs, time, prev_action, rng, info)
+
+    observation_size = int(jax.eval_shape(reset, jax.random.key(0)).obs.shape[-1])
+    return Env(name, config, mj_model, observation_size, mj_model.nu, reset, step)
+
+
+def lowest_point(data, geom_ids, geom_type, geom_size):
+    """Lowest world z over the given sphere, capsule, ellipsoid or box geoms (positions must be computed)."""
+    rot_z = data.geom_xmat[geom_ids, 2, :]  # row 2: world z of each local axis
+    size = geom_size[geom_ids]
+    depth = jnp.select(
+        [geom_type == mujoco.mjtGeom.mjGEOM_SPHERE, geom_type == mujoco.mjtGeom.mjGEOM_CAPSULE,
+         geom_type == mujoco.mjtGeom.mjGEOM_ELLIPSOID],
+        [size[:, 0], size[:, 0] + jnp.abs(size[:, 1] * rot_z[:, 2]), jnp.linalg.norm(size * rot_z, axis=-1)],
+        jnp.sum(jnp.abs(size * rot_z), axis=-1),  # box
+    )
+    return jnp.min(data.geom_xpos[geom_ids, 2] - depth)
+
+
+def balance_task(config, mj_model, mjx_model):
+    """Stand upright at home height under random pushes (stage 1). Needs bodies `pelvis`, `head` and keyframe `home`."""
+    home = mj_model.keyframe("home")
+    qpos_home, ctrl_home = jnp.array(home.qpos), jnp.array(home.ctrl)
+    ctrl_low, ctrl_high = jnp.array(mj_model.actuator_ctrlrange.T)
+    joint_low, joint_high = jnp.array(mj_model.jnt_range[1:].T)  # every joint after the free root is a hinge
+    pelvis = mj_model.body("pelvis").id
+    head = mj_model.body("head").id
+    floor_geoms = [i for i in range(mj_model.ngeom) if mj_model.geom_type[i] != mujoco.mjtGeom.mjGEOM_PLANE
+                   and (mj_model.geom_contype[i] or mj_model.geom_conaffinity[i])]
+    floor_geoms = jnp.array(floor_geoms)
+    geom_type, geom_size = mj_model.geom_type[floor_geoms], jnp.array(mj_model.geom_size)
+    touch_adr = jnp.array([mj_model.sensor_adr[i] for i in range(mj_model.nsensor)
+                           if mj_model.sensor_type[i] == mujoco.mjtSensor.mjSENS_TOUCH])
+    template = mjx.make_data(mjx_model)
+    home_height = float(home.qpos[2])
+
+    def init(key):
+        noise_key, yaw_key = jax.random.split(key)
+        noise = config["reset_joint_noise"]
+        joints = qpos_home[7:] + jax.random.uniform(noise_key, qpos_home[7:].shape, minval=-noise, maxval=noise)
+        yaw = jax.random.uniform(yaw_key, (), minval=-jnp.pi, maxval=jnp.pi) * config["reset_yaw"]
+        quat = jnp.array([jnp.cos(yaw / 2), 0.0, 0.0, jnp.sin(yaw / 2)])
+        qpos = jnp.concatenate([qpos_home[:3], quat, jnp.clip(joints, joint_low, joint_high)])
+        data = mjx.kinematics(mjx_model, template.replace(qpos=qpos, ctrl=ctrl_home))
+        # Rest the lowest foot point exactly on the floor: spawning by height alone penetrates it.
+        qpos = qpos.at[2].add(-lowest_point(data, floor_geoms, geom_type, geom_size))
+        return mjx.kinematics(mjx_model, data.replace(qpos=qpos))
+
+    def observe(data, prev_action):
+        rot = data.xmat[pelvis]
+        return jnp.concatenate([
+            -rot[2],  # gravity direction in the pelvis frame
+            data.qpos[2:3],  # pelvis height
+            rot.T @ data.qvel[:3],  # pelvis linear velocity, pelvis frame
+            data.qvel[3:6],  # pelvis angular velocity, pelvis frame
+            data.qpos[7:] - qpos_home[7:],  # joint angles relative to home
+            data.qvel[6:],  # joint velocities
+            (data.sensordata[touch_adr] > 1.0).astype(jnp.float32),  # foot contacts
+            prev_action,
+        ])
+
+    def action_to_ctrl(action):
+        """Action 0 holds the home pose; +-1 reaches `action_scale` of the way to each control limit."""
+        reach = jnp.where(action > 0, ctrl_high - ctrl_home, ctrl_home - ctrl_low)
+        return ctrl_home + config["action_scale"] * action * reach
+
+    def reward_terms(data, action, prev_action):
+        up_z = data.xmat[pelvis, 2, 2]
+        upright_height = rewards.upright_height(data.qpos[2], home_height, config["height_sigma"], up_z)
+        return dict(
+            upright_height=upright_height,
+            posture=upright_height * rewards.posture(data.qpos[7:], qpos_home[7:], config["posture_sigma"]),
+            lin_vel=rewards.squared_norm(data.qvel[:2]),
+            ang_vel=rewards.squared_norm(data.qvel[3:6]),
+            action_rate=rewards.squared_norm(action - prev_action),
+            torque=rewards.squared_norm(data.actuator_force),
+        )
+
+    def is_terminated(data):
+        return rewards.fallen(data.qpos[2], data.xpos[head, 2], data.xmat[pelvis, 2, 2], config["min_pelvis_height"],
+                              config["min_head_height"], config["max_tilt"])
+
+    def measure(data):
+        return dict(pelvis_height=data.qpos[2],
+                    standing=(data.qpos[2] >= config["standing_height"]).astype(jnp.float32))
+
+    return Task(init, observe, action_to_ctrl, reward_terms, is_terminated, measure)
+
+
+TASKS = {"balance": balance_task}

@@ -1,0 +1,21 @@
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.dirname(HERE), HERE]
+
+import jax  # noqa: E402
+import pytest  # noqa: E402
+
+# Compiled MJX programs are reused across test runs (an MJX compile takes 20-30 s on CPU).
+jax.config.update("jax_compilation_cache_dir", os.path.expanduser("~/.cache/dino_mjx/jax"))
+
+import envs  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def trex():
+    """The T-Rex stage-1 env with jitted single and batched reset/step, shared by every test that needs it."""
+    env = envs.make_env("trex_stage1")
+    return dict(env=env, reset=jax.jit(env.reset), step=jax.jit(env.step),
+                vreset=jax.jit(jax.vmap(env.reset)), vstep=jax.jit(jax.vmap(env.step)))

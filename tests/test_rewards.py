@@ -1,0 +1,72 @@
+"""Reward terms on hand-made numbers and on hand-made T-Rex states: standing is strictly the best posture."""
+
+import jax
+import jax.numpy as jnp
+import mujoco
+import numpy as np
+import pytest
+from mujoco import mjx
+
+import envs
+import rewards
+from configs import get_config
+
+
+def test_upright_height_term():
+    assert float(rewards.upright_height(0.9, 0.9, 0.08, 1.0)) == pytest.approx(1.0)
+    assert float(rewards.upright_height(0.9 - 0.08, 0.9, 0.08, 1.0)) == pytest.approx(np.exp(-1.0))
+    assert float(rewards.upright_height(0.9, 0.9, 0.08, 0.0)) == 0.0  # on its side
+    assert float(rewards.upright_height(0.9, 0.9, 0.08, -1.0)) == 0.0  # upside down
+    assert float(rewards.upright_height(0.9, 0.9, 0.08, np.cos(0.3))) == pytest.approx(np.cos(0.3) ** 2)
+
+
+def test_posture_squared_norm_and_fallen():
+    home = jnp.array([0.1, -0.2, 0.3])
+    assert float(rewards.posture(home, home, 0.5)) == pytest.approx(1.0)
+    assert float(rewards.posture(home + jnp.array([0.5, 0.0, 0.0]), home, 0.5)) == pytest.approx(np.exp(-1.0))
+    assert float(rewards.squared_norm(jnp.array([3.0, 4.0]))) == pytest.approx(25.0)
+    args = (0.6, 0.5, 0.7)
+    assert not bool(rewards.fallen(0.9, 1.0, 1.0, *args))
+    assert bool(rewards.fallen(0.5, 1.0, 1.0, *args))  # pelvis low
+    assert bool(rewards.fallen(0.9, 0.4, 1.0, *args))  # head down
+    assert bool(rewards.fallen(0.9, 1.0, np.cos(0.8), *args))  # tilted
+
+
+@pytest.fixture(scope="module")
+def balance():
+    config = get_config("trex_stage1")
+    mj_model = envs.load_model(config)
+    mjx_model = mjx.put_model(mj_model)
+    task = envs.balance_task(config, mj_model, mjx_model)
+    home = mj_model.keyframe("home").qpos
+
+    @jax.jit
+    def reward(qpos):
+        data = mjx.kinematics(mjx_model, mjx.make_data(mjx_model).replace(qpos=qpos))
+        zero = jnp.zeros(mj_model.nu)
+        terms = task.reward_terms(data, zero, zero)
+        return sum(config["reward_weights"][k] * v for k, v in terms.items()), terms, task.is_terminated(data)
+
+    return reward, np.array(home)
+
+
+def posed(home, height=None, roll=0.0, knee_bend=0.0):
+    qpos = home.copy()
+    if height is not None:
+        qpos[2] = height
+    qpos[3:7] = [np.cos(roll / 2), np.sin(roll / 2), 0.0, 0.0]
+    qpos[7:] += knee_bend
+    return jnp.asarray(qpos)
+
+
+def test_standing_beats_crouching_sitting_and_lying(balance):
+    reward, home = balance
+    stand, stand_terms, stand_down = reward(posed(home))
+    crouch, _, _ = reward(posed(home, height=home[2] - 0.12, knee_bend=0.2))
+    sit, _, _ = reward(posed(home, height=0.45))
+    lie, lie_terms, lie_down = reward(posed(home, height=0.35, roll=np.pi / 2))
+    assert float(stand_terms["upright_height"]) == pytest.approx(1.0, abs=1e-3)
+    assert float(stand_terms["posture"]) == pytest.approx(1.0, abs=1e-3)
+    assert float(stand) > float(crouch) > float(sit) >= float(lie)
+    assert float(lie_terms["upright_height"]) < 1e-3 and float(lie_terms["posture"]) < 1e-3  # nothing to farm
+    assert not bool(stand_down) and bool(lie_down)
