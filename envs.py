@@ -5,6 +5,8 @@ EnvState` are pure, so they work under `jit` and `vmap`. `build_env` holds what 
 termination, NaN guard, time limit, auto-reset); a `Task` holds what differs (start state, observation, rewards).
 """
 
+import contextlib
+import io
 import os
 from dataclasses import dataclass
 from typing import Callable
@@ -13,7 +15,9 @@ import jax
 import jax.numpy as jnp
 import mujoco
 from flax import struct
-from mujoco import mjx
+
+with contextlib.redirect_stdout(io.StringIO()):  # MJX prints "Failed to import warp" without the optional Warp backend
+    from mujoco import mjx
 
 import rewards
 from configs import get_config

@@ -322,6 +322,7 @@ def atomic_write(path, data):
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data.encode() if isinstance(data, str) else data)
+        os.chmod(tmp, 0o644)  # mkstemp creates owner-only files
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)

@@ -25,12 +25,14 @@ import ppo_mjx  # noqa: E402
 from configs import get_config  # noqa: E402
 
 
-def random_rollout(env, num_envs, num_steps):
-    """num_steps of the vmapped env under uniform random actions, as one jitted scan."""
+def random_rollout(env, num_envs, num_steps, action_std):
+    """num_steps of the vmapped env under random actions, as one jitted scan. The actions are drawn like those of the
+    untrained policy (mean 0, std exp(init_log_std)): MJX's solver iterates until it converges, so physics cost
+    depends on the states visited, and (a) and (b) must visit alike states for b/a to measure the learner alone."""
 
     def rollout(state, key):
         def body(state, key):
-            action = jax.random.uniform(key, (num_envs, env.action_size), minval=-1.0, maxval=1.0)
+            action = action_std * jax.random.normal(key, (num_envs, env.action_size))
             state = jax.vmap(env.step)(state, action)
             return state, state.reward.mean()
 
@@ -62,15 +64,16 @@ def main():
     parser.add_argument("--env", default="trex_stage1")
     parser.add_argument("--num-envs", type=int, default=256)
     parser.add_argument("--updates", type=int, default=10, help="PPO updates timed (and raw rollouts of equal length)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override, as in ppo_mjx")
     args = parser.parse_args()
 
-    config = get_config(args.env, {"num_envs": args.num_envs})
+    config = get_config(args.env, {**ppo_mjx.parse_overrides(args.set), "num_envs": args.num_envs})
     batch = args.num_envs * config["num_steps"]
     config["total_timesteps"] = batch * args.updates
     env = envs.env_from_config(args.env, config)
     steps = batch * args.updates
 
-    rollout = random_rollout(env, args.num_envs, config["num_steps"] * args.updates)
+    rollout = random_rollout(env, args.num_envs, config["num_steps"] * args.updates, jnp.exp(config["init_log_std"]))
     state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(0), args.num_envs))
     timed(rollout, state, jax.random.key(1))  # compile and warm up
     raw_s = timed(rollout, state, jax.random.key(2))
@@ -80,13 +83,16 @@ def main():
     train_s = timed(train, jax.random.key(1))
 
     raw, full = steps / raw_s, steps / train_s
-    result = dict(env=args.env, num_envs=args.num_envs, num_steps=config["num_steps"], updates=args.updates,
+    result = dict(env=args.env, num_envs=args.num_envs, overrides=args.set, num_steps=config["num_steps"],
+                  num_minibatches=config["num_minibatches"], update_epochs=config["update_epochs"],
+                  actor_hidden=config["actor_hidden"], critic_hidden=config["critic_hidden"], updates=args.updates,
                   env_steps_timed=steps, raw_env_steps_per_s=raw, ppo_train_steps_per_s=full, ratio_train_over_raw=full / raw,
                   physics_steps_per_s=raw * round(config["ctrl_dt"] / config["sim_dt"]),
                   command=" ".join(["python", "benchmarks/throughput.py", *sys.argv[1:]]),
                   date=time.strftime("%Y-%m-%d"), machine=machine())
     print(json.dumps(result, indent=1))
-    path = os.path.join(ROOT, "results", f"throughput_{args.env}_{jax.default_backend()}_{args.num_envs}envs.json")
+    variant = "".join(f"_{o.replace('=', '-')}" for o in args.set)
+    path = os.path.join(ROOT, "results", f"throughput_{args.env}_{jax.default_backend()}_{args.num_envs}envs{variant}.json")
     ppo_mjx.atomic_write(path, json.dumps(result, indent=1) + "\n")
     print(f"(a) raw env {raw:,.0f} steps/s  (b) PPO train {full:,.0f} steps/s  b/a = {full / raw:.2f}  -> {path}")
 

@@ -15,7 +15,6 @@ import envs  # noqa: E402
 
 @pytest.fixture(scope="session")
 def trex():
-    """The T-Rex stage-1 env with jitted single and batched reset/step, shared by every test that needs it."""
+    """The T-Rex stage-1 env with jitted batched reset/step, compiled once for every test that needs them."""
     env = envs.make_env("trex_stage1")
-    return dict(env=env, reset=jax.jit(env.reset), step=jax.jit(env.step),
-                vreset=jax.jit(jax.vmap(env.reset)), vstep=jax.jit(jax.vmap(env.step)))
+    return dict(env=env, vreset=jax.jit(jax.vmap(env.reset)), vstep=jax.jit(jax.vmap(env.step)))

@@ -11,6 +11,7 @@ import envs
 from configs import get_config
 
 STAND_SECONDS = 5.0
+BATCH = 4
 
 
 def test_model_scale_and_conventions():
@@ -72,23 +73,23 @@ def test_stands_by_itself_in_mjx_under_zero_action():
 
 def test_shapes_jit_vmap_and_determinism(trex):
     env = trex["env"]
-    keys = jax.random.split(jax.random.key(0), 4)
+    keys = jax.random.split(jax.random.key(0), BATCH)
     state = trex["vreset"](keys)
-    assert state.obs.shape == (4, env.observation_size)
-    actions = jax.random.uniform(jax.random.key(1), (4, env.action_size), minval=-1, maxval=1)
+    assert state.obs.shape == (BATCH, env.observation_size)
+    actions = jax.random.uniform(jax.random.key(1), (BATCH, env.action_size), minval=-1, maxval=1)
     next_state = trex["vstep"](state, actions)
-    assert next_state.obs.shape == (4, env.observation_size) and next_state.reward.shape == (4,)
+    assert next_state.obs.shape == (BATCH, env.observation_size) and next_state.reward.shape == (BATCH,)
     assert np.isfinite(np.asarray(next_state.obs)).all()
     again = trex["vstep"](trex["vreset"](keys), actions)
     np.testing.assert_array_equal(next_state.obs, again.obs)
     np.testing.assert_array_equal(next_state.reward, again.reward)
-    other = trex["vreset"](jax.random.split(jax.random.key(7), 4))
+    other = trex["vreset"](jax.random.split(jax.random.key(7), BATCH))
     assert not np.allclose(state.obs, other.obs)  # fresh random starts, not one cached state
 
 
 def test_reset_rests_feet_on_the_floor(trex):
     env = trex["env"]
-    state = trex["vreset"](jax.random.split(jax.random.key(3), 8))
+    state = trex["vreset"](jax.random.split(jax.random.key(3), BATCH))
     mj_model = envs.load_model(env.config)
     mj_model.geom_margin[:] = 0.01  # report contacts up to 1 cm away, to read the gap
     data = mujoco.MjData(mj_model)
@@ -102,40 +103,45 @@ def test_reset_rests_feet_on_the_floor(trex):
     assert np.ptp(yaws) > 0.1  # random headings
 
 
+def one_env(trex):
+    """A batch of BATCH envs whose first one the test edits: every test reuses one compiled reset and step."""
+    return trex["vreset"](jax.random.split(jax.random.key(0), BATCH))
+
+
+def step_zero(trex, state):
+    return trex["vstep"](state, jnp.zeros((BATCH, trex["env"].action_size)))
+
+
 def test_time_limit_truncates_and_auto_resets(trex):
-    env = trex["env"]
-    state = trex["reset"](jax.random.key(0))
-    state = state.replace(time=jnp.array(env.config["episode_length"] - 1))
-    state = trex["step"](state, jnp.zeros(env.action_size))
-    assert bool(state.truncated) and not bool(state.terminated)
-    assert int(state.time) == 0
+    state = one_env(trex)
+    state = state.replace(time=jnp.full(BATCH, trex["env"].config["episode_length"] - 1))
+    state = step_zero(trex, state)
+    assert bool(state.truncated[0]) and not bool(state.terminated[0])
+    assert int(state.time[0]) == 0
     assert not np.allclose(state.final_obs, state.obs)  # the pre-reset observation is kept for bootstrapping
-    assert float(state.info["reward/termination"]) == 0.0
+    assert float(state.info["reward/termination"][0]) == 0.0
 
 
 def test_low_torso_terminates_with_penalty(trex):
-    env = trex["env"]
-    state = trex["reset"](jax.random.key(0))
-    state = state.replace(data=state.data.replace(qpos=state.data.qpos.at[2].set(0.3)))
-    state = trex["step"](state, jnp.zeros(env.action_size))
-    assert bool(state.terminated) and not bool(state.truncated)
-    assert float(state.info["reward/termination"]) == env.config["reward_weights"]["termination"]
-    assert int(state.time) == 0 and float(state.data.qpos[2]) > 0.8  # reset to a standing start
+    state = one_env(trex)
+    state = state.replace(data=state.data.replace(qpos=state.data.qpos.at[0, 2].set(0.3)))
+    state = step_zero(trex, state)
+    assert bool(state.terminated[0]) and not bool(state.truncated[0])
+    assert float(state.info["reward/termination"][0]) == trex["env"].config["reward_weights"]["termination"]
+    assert int(state.time[0]) == 0 and float(state.data.qpos[0, 2]) > 0.8  # reset to a standing start
 
 
 def test_tilt_terminates(trex):
-    env = trex["env"]
-    state = trex["reset"](jax.random.key(0))
+    state = one_env(trex)
     tilted = jnp.array([np.cos(0.5), np.sin(0.5), 0.0, 0.0])  # 1 rad roll, past max_tilt = 0.7
-    state = state.replace(data=state.data.replace(qpos=state.data.qpos.at[3:7].set(tilted)))
-    assert bool(trex["step"](state, jnp.zeros(env.action_size)).terminated)
+    state = state.replace(data=state.data.replace(qpos=state.data.qpos.at[0, 3:7].set(tilted)))
+    assert bool(step_zero(trex, state).terminated[0])
 
 
 def test_non_finite_physics_is_reset_and_counted(trex):
-    env = trex["env"]
-    state = trex["reset"](jax.random.key(0))
-    state = state.replace(data=state.data.replace(qvel=state.data.qvel.at[8].set(jnp.nan)))
-    state = trex["step"](state, jnp.zeros(env.action_size))
-    assert bool(state.terminated) and float(state.info["nan_reset"]) == 1.0
+    state = one_env(trex)
+    state = state.replace(data=state.data.replace(qvel=state.data.qvel.at[0, 8].set(jnp.nan)))
+    state = step_zero(trex, state)
+    assert bool(state.terminated[0]) and float(state.info["nan_reset"][0]) == 1.0
     for x in (state.obs, state.final_obs, state.reward, state.data.qpos, state.data.qvel):
         assert np.isfinite(np.asarray(x)).all()
