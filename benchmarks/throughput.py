@@ -3,7 +3,8 @@ num_envs, in one run on one machine; prints b/a and writes the figures to result
 
     python benchmarks/throughput.py --env trex_stage1 --num-envs 256 --updates 10
 
-Compilation is excluded from both timings (each function is compiled and run once before it is timed).
+Compilation is excluded from both timings (each function is compiled and run once before it is timed); (a) and (b)
+are timed alternately `--repeats` times and the medians compared.
 """
 
 import argparse
@@ -19,6 +20,7 @@ sys.path.insert(0, ROOT)
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
 
 import envs  # noqa: E402
 import ppo_mjx  # noqa: E402
@@ -64,6 +66,7 @@ def main():
     parser.add_argument("--env", default="trex_stage1")
     parser.add_argument("--num-envs", type=int, default=256)
     parser.add_argument("--updates", type=int, default=10, help="PPO updates timed (and raw rollouts of equal length)")
+    parser.add_argument("--repeats", type=int, default=3, help="alternating timed runs of (a) and (b)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override, as in ppo_mjx")
     args = parser.parse_args()
 
@@ -75,18 +78,20 @@ def main():
 
     rollout = random_rollout(env, args.num_envs, config["num_steps"] * args.updates, jnp.exp(config["init_log_std"]))
     state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(0), args.num_envs))
-    timed(rollout, state, jax.random.key(1))  # compile and warm up
-    raw_s = timed(rollout, state, jax.random.key(2))
-
     train = jax.jit(ppo_mjx.make_train(config, env))
-    timed(train, jax.random.key(0))  # compile and warm up
-    train_s = timed(train, jax.random.key(1))
-
-    raw, full = steps / raw_s, steps / train_s
+    timed(rollout, state, jax.random.key(0))  # compile and warm up
+    timed(train, jax.random.key(0))
+    # Alternate (a) and (b) so that drifting machine load hits both alike; report medians.
+    raw_s, train_s = [], []
+    for rep in range(args.repeats):
+        raw_s.append(timed(rollout, state, jax.random.key(rep + 1)))
+        train_s.append(timed(train, jax.random.key(rep + 1)))
+    raw, full = steps / np.median(raw_s), steps / np.median(train_s)
     result = dict(env=args.env, num_envs=args.num_envs, overrides=args.set, num_steps=config["num_steps"],
                   num_minibatches=config["num_minibatches"], update_epochs=config["update_epochs"],
                   actor_hidden=config["actor_hidden"], critic_hidden=config["critic_hidden"], updates=args.updates,
-                  env_steps_timed=steps, raw_env_steps_per_s=raw, ppo_train_steps_per_s=full, ratio_train_over_raw=full / raw,
+                  env_steps_timed=steps, raw_seconds=raw_s, train_seconds=train_s, raw_env_steps_per_s=raw,
+                  ppo_train_steps_per_s=full, ratio_train_over_raw=full / raw,
                   physics_steps_per_s=raw * round(config["ctrl_dt"] / config["sim_dt"]),
                   command=" ".join(["python", "benchmarks/throughput.py", *sys.argv[1:]]),
                   date=time.strftime("%Y-%m-%d"), machine=machine())
