@@ -111,3 +111,15 @@ def test_ppo_learns_cartpole_beyond_any_random_episode():
     # Every deterministic episode beats the best of 256 random ones (random: ~20 on average, ~100 at best).
     assert result["episode_return"].min() > random_best, (result["episode_return"], random_best)
     assert result["episode_return"].mean() >= 150.0
+
+
+def test_train_vmaps_over_seeds_like_separate_runs():
+    config = dict(CONFIG, total_timesteps=64 * 32 * 3)
+    train = ppo_mjx.make_train(config, make_cartpole_env(config))
+    keys = jax.random.split(jax.random.key(0), 2)
+    together = jax.jit(jax.vmap(train))(keys)["metrics"]
+    train_one = jax.jit(train)
+    for i, key in enumerate(keys):
+        alone = train_one(key)["metrics"]
+        for name in ["episode_return", "value_loss", "approx_kl"]:
+            np.testing.assert_allclose(together[name][i], alone[name], rtol=1e-3, atol=1e-5)
