@@ -1,5 +1,5 @@
-"""Markdown summary of a run folder: the command-line config, a learning-curve table from metrics.csv (every k-th
-update and the last) and eval.json.
+"""Markdown summary of a run folder: a learning-curve table from metrics.csv (every k-th update and the last) and the
+evaluation from eval.json.
 
     python benchmarks/summarize_run.py results/trex_stage1_cpu_seed0 --rows 12
 """

@@ -103,8 +103,8 @@ def test_reset_rests_feet_on_the_floor(trex):
     assert np.ptp(yaws) > 0.1  # random headings
 
 
-def one_env(trex):
-    """A batch of BATCH envs whose first one the test edits: every test reuses one compiled reset and step."""
+def env_batch(trex):
+    """BATCH fresh envs, of which the tests edit the first: every test reuses one compiled reset and step."""
     return trex["vreset"](jax.random.split(jax.random.key(0), BATCH))
 
 
@@ -113,7 +113,7 @@ def step_zero(trex, state):
 
 
 def test_time_limit_truncates_and_auto_resets(trex):
-    state = one_env(trex)
+    state = env_batch(trex)
     state = state.replace(time=jnp.full(BATCH, trex["env"].config["episode_length"] - 1))
     state = step_zero(trex, state)
     assert bool(state.truncated[0]) and not bool(state.terminated[0])
@@ -123,7 +123,7 @@ def test_time_limit_truncates_and_auto_resets(trex):
 
 
 def test_low_torso_terminates_with_penalty(trex):
-    state = one_env(trex)
+    state = env_batch(trex)
     state = state.replace(data=state.data.replace(qpos=state.data.qpos.at[0, 2].set(0.3)))
     state = step_zero(trex, state)
     assert bool(state.terminated[0]) and not bool(state.truncated[0])
@@ -132,14 +132,14 @@ def test_low_torso_terminates_with_penalty(trex):
 
 
 def test_tilt_terminates(trex):
-    state = one_env(trex)
+    state = env_batch(trex)
     tilted = jnp.array([np.cos(0.5), np.sin(0.5), 0.0, 0.0])  # 1 rad roll, past max_tilt = 0.7
     state = state.replace(data=state.data.replace(qpos=state.data.qpos.at[0, 3:7].set(tilted)))
     assert bool(step_zero(trex, state).terminated[0])
 
 
 def test_non_finite_physics_is_reset_and_counted(trex):
-    state = one_env(trex)
+    state = env_batch(trex)
     state = state.replace(data=state.data.replace(qvel=state.data.qvel.at[0, 8].set(jnp.nan)))
     state = step_zero(trex, state)
     assert bool(state.terminated[0]) and float(state.info["nan_reset"][0]) == 1.0
