@@ -14,6 +14,7 @@ from typing import Callable
 import jax
 import jax.numpy as jnp
 import mujoco
+import numpy as np
 from flax import struct
 
 with contextlib.redirect_stdout(io.StringIO()):  # MJX prints "Failed to import warp" without the optional Warp backend
@@ -62,15 +63,16 @@ class Env:
     step: Callable  # (EnvState, action) -> EnvState
 
 
-def make_env(name, **overrides):
+def make_env(name, physics="mjx", **overrides):
     """The env named `name` (a key of configs.CONFIGS) with config `overrides` applied."""
-    return env_from_config(name, get_config(name, overrides))
+    return env_from_config(name, get_config(name, overrides), physics)
 
 
-def env_from_config(name, config):
+def env_from_config(name, config, physics="mjx"):
+    """`physics` "mjx" steps MJX (jit, vmap, GPU); "mujoco" steps plain MuJoCo (C, CPU) for sim-to-sim checks."""
     mj_model = load_model(config)
     task = TASKS[config["task"]](config, mj_model, mjx.put_model(mj_model))
-    return build_env(name, config, mj_model, task)
+    return build_env(name, config, mj_model, task, physics)
 
 
 def load_model(config):
@@ -80,10 +82,52 @@ def load_model(config):
     return mj_model
 
 
-def build_env(name, config, mj_model, task):
-    """Wrap a Task into an Env: substeps in a scan, termination, NaN guard, time limit, pushes, auto-reset."""
+def mjx_physics(mj_model, n_substeps):
+    """(data) -> data after `n_substeps` MJX steps."""
     mjx_model = mjx.put_model(mj_model)
+
+    def substep(data, _):
+        return mjx.step(mjx_model, data), None
+
+    return lambda data: jax.lax.scan(substep, data, None, length=n_substeps)[0]
+
+
+def mujoco_physics(mj_model, n_substeps):
+    """(data) -> data after `n_substeps` steps of plain MuJoCo (C, float64, on the host through a callback); MJX then
+    recomputes the derived quantities (positions, sensors) of the new state, so observations and rewards are the same
+    functions of state as in training. The state crosses as float32 once per control step."""
+    mjx_model = mjx.put_model(mj_model)
+    mj_data = mujoco.MjData(mj_model)
+    state_fields = ("qpos", "qvel", "act", "ctrl", "qacc_warmstart", "time")
+
+    def host_steps(*batch):
+        batch = [np.asarray(x) for x in batch]
+        size = max(x.shape[0] for x in batch)
+        out = [np.empty((size,) + x.shape[1:], x.dtype) for x in batch]
+        for i in range(size):
+            for field, x in zip(state_fields, batch):
+                setattr(mj_data, field, x[i % x.shape[0]])
+            mujoco.mj_step(mj_model, mj_data, nstep=n_substeps)
+            for field, o in zip(state_fields, out):
+                o[i] = getattr(mj_data, field)
+        return tuple(out)
+
+    def physics(data):
+        state = tuple(getattr(data, field) for field in state_fields)
+        shapes = tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in state)
+        state = jax.pure_callback(host_steps, shapes, *state, vmap_method="expand_dims")
+        return mjx.forward(mjx_model, data.replace(**dict(zip(state_fields, state))))
+
+    return physics
+
+
+PHYSICS = {"mjx": mjx_physics, "mujoco": mujoco_physics}
+
+
+def build_env(name, config, mj_model, task, physics="mjx"):
+    """Wrap a Task into an Env: physics substeps, termination, NaN guard, time limit, pushes, auto-reset."""
     n_substeps = int(round(config["ctrl_dt"] / config["sim_dt"]))
+    advance = PHYSICS[physics](mj_model, n_substeps)
     weights = config["reward_weights"]
     zero_action = jnp.zeros(mj_model.nu)
 
@@ -106,14 +150,11 @@ def build_env(name, config, mj_model, task):
         due = (time > 0) & (time % config["push_interval"] == 0)
         return data.replace(qvel=data.qvel.at[:2].add(jnp.where(due, kick, 0.0)))
 
-    def physics(data, _):
-        return mjx.step(mjx_model, data), None
-
     def step(state, action):
         action = jnp.clip(action, -1.0, 1.0)
         rng, push_key, reset_key = jax.random.split(state.rng, 3)
         data = push(state.data.replace(ctrl=task.action_to_ctrl(action)), push_key, state.time)
-        data, _ = jax.lax.scan(physics, data, None, length=n_substeps)
+        data = advance(data)
 
         finite = jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
         terminated = task.is_terminated(data) | ~finite
@@ -217,8 +258,10 @@ def balance_task(config, mj_model, mjx_model):
                               config["min_head_height"], config["max_tilt"])
 
     def measure(data):
+        heading = data.xmat[pelvis, :2, 0] / (jnp.linalg.norm(data.xmat[pelvis, :2, 0]) + 1e-6)  # pelvis x, level
         return dict(pelvis_height=data.qpos[2],
-                    standing=(data.qpos[2] >= config["standing_height"]).astype(jnp.float32))
+                    standing=(data.qpos[2] >= config["standing_height"]).astype(jnp.float32),
+                    forward_speed=jnp.dot(data.qvel[:2], heading))
 
     return Task(init, observe, action_to_ctrl, reward_terms, is_terminated, measure)
 

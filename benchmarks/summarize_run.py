@@ -26,7 +26,7 @@ def main():
     print("| update | " + " | ".join(columns) + " |")
     print("|---" * (len(columns) + 1) + "|")
     for row in picked:
-        print(f"| {int(row['update']) + 1} | " + " | ".join(f"{float(row[c]):.4g}" for c in columns) + " |")
+        print(f"| {int(row['update'])} | " + " | ".join(f"{float(row[c]):.4g}" for c in columns) + " |")
     with open(os.path.join(args.run_dir, "eval.json")) as f:
         evaluation = json.load(f)
     print("\nDeterministic evaluation: " + ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"

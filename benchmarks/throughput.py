@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 
 import envs  # noqa: E402
 import ppo_mjx  # noqa: E402
+import runs  # noqa: E402
 from configs import get_config  # noqa: E402
 
 
@@ -98,7 +99,7 @@ def main():
     print(json.dumps(result, indent=1))
     variant = "".join(f"_{o.replace('=', '-')}" for o in args.set)
     path = os.path.join(ROOT, "results", f"throughput_{args.env}_{jax.default_backend()}_{args.num_envs}envs{variant}.json")
-    ppo_mjx.atomic_write(path, json.dumps(result, indent=1) + "\n")
+    runs.atomic_write(path, json.dumps(result, indent=1) + "\n")
     print(f"(a) raw env {raw:,.0f} steps/s  (b) PPO train {full:,.0f} steps/s  b/a = {full / raw:.2f}  -> {path}")
 
 

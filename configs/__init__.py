@@ -32,7 +32,7 @@ def set_key(config, key, value):
             raise ConfigError(f"unknown config key '{key}'")
         node = node[part]
     if leaf not in node or isinstance(node[leaf], dict):
-        raise ConfigError(f"unknown config key '{key}'; valid keys: {', '.join(sorted(flat_keys(config)))}")
+        raise ConfigError(f"unknown config key '{key}'; valid keys: {', '.join(sorted(k for k, _ in flatten(config)))}")
     node[leaf] = coerce(key, node[leaf], value)
 
 
@@ -53,10 +53,10 @@ def coerce(key, default, value):
     return value
 
 
-def flat_keys(config, prefix=""):
-    """All settable keys, nested ones dotted."""
+def flatten(config, prefix=""):
+    """(key, value) for every settable key, nested ones dotted: get_config(name, dict(flatten(config))) rebuilds it."""
     for key, value in config.items():
         if isinstance(value, dict):
-            yield from flat_keys(value, f"{prefix}{key}.")
+            yield from flatten(value, f"{prefix}{key}.")
         else:
-            yield prefix + key
+            yield prefix + key, value

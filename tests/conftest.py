@@ -4,6 +4,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(HERE), HERE]
 
+import evaluate  # noqa: E402,F401  first: it picks a headless OpenGL backend before MuJoCo is imported
 import jax  # noqa: E402
 import pytest  # noqa: E402
 

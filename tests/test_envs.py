@@ -4,8 +4,6 @@ import jax
 import jax.numpy as jnp
 import mujoco
 import numpy as np
-import pytest
-from mujoco import mjx
 
 import envs
 from configs import get_config

@@ -107,7 +107,7 @@ def test_ppo_learns_cartpole_beyond_any_random_episode():
     assert metrics["episode_return"].shape == (CONFIG["total_timesteps"] // (64 * 32),)  # per-update scalars only
     assert int(metrics["nan_resets"].sum()) == 0
     policy = ppo_mjx.deterministic_policy(CONFIG, env, runner.train_state.params, runner.normalizer)
-    result = ppo_mjx.evaluate(env, policy, jax.random.key(2), 32)
+    result, _ = ppo_mjx.evaluate(env, policy, jax.random.key(2), 32)
     # Every deterministic episode beats the best of 256 random ones (random: ~20 on average, ~100 at best).
     assert result["episode_return"].min() > random_best, (result["episode_return"], random_best)
     assert result["episode_return"].mean() >= 150.0

@@ -2,7 +2,6 @@
 
 import jax
 import jax.numpy as jnp
-import mujoco
 import numpy as np
 import pytest
 from mujoco import mjx

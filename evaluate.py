@@ -1,0 +1,184 @@
+"""Evaluate a trained policy: metrics in MJX or in plain MuJoCo (sim-to-sim), a video, or MuJoCo's viewer.
+
+    python evaluate.py results/trex_stage1_cpu_seed0                       # MJX, writes eval_mjx.json there
+    python evaluate.py results/trex_stage1_cpu_seed0 --physics mujoco      # plain MuJoCo (C), eval_mujoco.json
+    python evaluate.py results/trex_stage1_cpu_seed0 --episodes 2 --video trex.mp4   # or .gif
+    python evaluate.py results/trex_stage1_cpu_seed0 --viewer              # replay in MuJoCo's viewer (needs a display)
+    python evaluate.py --zero-action --env trex_stage1                     # the do-nothing baseline
+
+The deterministic policy (the Gaussian's mean) runs `--episodes` episodes from fresh random starts. Metrics: return,
+episode length, share reaching the time limit, success rate, forward speed and every task metric (its value at the
+episode's end, and `<name>_mean` over the episode). `--physics mujoco` steps the same env in plain MuJoCo (C, float64)
+instead of MJX, with observations, rewards and termination computed by the same code, so the two reports compare the
+simulators alone. Videos replay the recorded joint positions through `mujoco.Renderer`: headless through OSMesa on a
+CPU (Debian `libosmesa6`) or EGL on an NVIDIA GPU, picked here unless MUJOCO_GL is set.
+"""
+
+import os
+
+# MuJoCo picks its OpenGL backend when imported: headless unless the user chose one.
+os.environ.setdefault("MUJOCO_GL", "egl" if os.path.exists("/dev/nvidiactl") else "osmesa")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import mujoco  # noqa: E402
+import numpy as np  # noqa: E402
+
+import envs  # noqa: E402
+import ppo_mjx  # noqa: E402
+import runs  # noqa: E402
+from configs import ConfigError, flatten, get_config  # noqa: E402
+
+NETWORK_KEYS = ("actor_hidden", "critic_hidden", "init_log_std", "normalize_obs")
+
+
+def checkpoint_settings(path, env_name, overrides):
+    """(env name, config, checkpoint): `env_name` None keeps the checkpoint's env and settings; another env keeps only
+    the checkpoint's network settings. Overrides apply last."""
+    checkpoint = runs.read_checkpoint(path)
+    saved = {k: v for k, v in checkpoint["config"].items() if k not in ("env", "seed")}
+    if env_name is None or env_name == checkpoint["env"]:
+        env_name, base = checkpoint["env"], saved
+    else:
+        base = {k: saved[k] for k in NETWORK_KEYS}
+    return env_name, get_config(env_name, dict(flatten(base)) | overrides), checkpoint
+
+
+def checkpoint_policy(path, checkpoint, config, env):
+    """The deterministic policy stored in `checkpoint`, checked against the network `config` builds for `env`."""
+    network = ppo_mjx.make_network(config, env)
+    obs = jnp.zeros(env.observation_size)
+    template = {"params": jax.eval_shape(network.init, jax.random.key(0), obs),
+                "normalizer": jax.eval_shape(ppo_mjx.normalizer_init, obs[None])}
+    policy = runs.load_tree(path, checkpoint, "policy", template, env.name)
+    return ppo_mjx.deterministic_policy(config, env, **policy)
+
+
+def render_frames(mj_model, qpos, width, height, camera):
+    """RGB frames [T, height, width, 3] of the given joint positions [T, nq]."""
+    data = mujoco.MjData(mj_model)
+    camera = camera if mujoco.mj_name2id(mj_model, mujoco.mjtObj.mjOBJ_CAMERA, camera) >= 0 else -1
+    frames = []
+    with mujoco.Renderer(mj_model, height, width) as renderer:
+        for q in qpos:
+            data.qpos[:] = q
+            mujoco.mj_forward(mj_model, data)
+            renderer.update_scene(data, camera=camera)
+            frames.append(renderer.render())
+    return np.stack(frames)
+
+
+def video_bytes(frames, extension, fps):
+    """An MP4 (imageio-ffmpeg) or GIF (Pillow) of `frames`, as bytes, so it can be written atomically."""
+    import imageio.v3 as iio  # only needed for videos
+
+    if extension == ".gif":
+        return iio.imwrite("<bytes>", frames, extension=".gif", duration=1000 / fps, loop=0)
+    with warnings.catch_warnings():  # imageio-ffmpeg starts ffmpeg, which Python warns about in a JAX process
+        warnings.filterwarnings("ignore", "os.fork", RuntimeWarning)
+        return iio.imwrite("<bytes>", frames, extension=".mp4", fps=fps)
+
+
+def episode_qpos(qpos, lengths, count, every):
+    """The first `count` episodes' joint positions, concatenated, every `every`-th control step."""
+    return np.concatenate([qpos[: int(lengths[i]): every, i] for i in range(min(count, qpos.shape[1]))])
+
+
+def replay_in_viewer(mj_model, qpos, ctrl_dt):
+    """Play joint positions [T, nq] in MuJoCo's interactive viewer at real time."""
+    import mujoco.viewer
+
+    data = mujoco.MjData(mj_model)
+    with mujoco.viewer.launch_passive(mj_model, data) as viewer:
+        for q in qpos:
+            if not viewer.is_running():
+                break
+            data.qpos[:] = q
+            mujoco.mj_forward(mj_model, data)
+            viewer.sync()
+            time.sleep(ctrl_dt)
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("source", nargs="?", help="run folder (its checkpoint.msgpack) or a checkpoint file")
+    parser.add_argument("--zero-action", action="store_true", help="evaluate action 0 (hold home) instead; needs --env")
+    parser.add_argument("--env", help="env to evaluate in (default: the checkpoint's)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override env settings")
+    parser.add_argument("--episodes", type=int, default=16, help="episodes from fresh random starts")
+    parser.add_argument("--seed", type=int, default=1_000_000, help="seed of the start states and pushes")
+    parser.add_argument("--physics", choices=sorted(envs.PHYSICS), default="mjx",
+                        help="mjx (as trained) or mujoco (plain MuJoCo in C: the sim-to-sim check)")
+    parser.add_argument("--out", help="metrics JSON (default <run folder>/eval_<physics>.json)")
+    parser.add_argument("--video", help="write the first --video-episodes episodes to this .mp4 or .gif")
+    parser.add_argument("--video-episodes", type=int, default=1)
+    parser.add_argument("--fps", type=int, default=25, help="video frame rate; frames are every k-th control step")
+    parser.add_argument("--width", type=int, default=480)
+    parser.add_argument("--height", type=int, default=320)
+    parser.add_argument("--camera", default="track", help="model camera to film with (free camera if absent)")
+    parser.add_argument("--viewer", action="store_true", help="replay the first episode in MuJoCo's viewer")
+    return parser.parse_args(argv)
+
+
+def env_and_policy(args):
+    """(env, config, policy, what the policy is) for the command line's checkpoint, or for --zero-action."""
+    overrides = ppo_mjx.parse_overrides(args.set)
+    if args.zero_action:
+        if not args.env or args.source:
+            raise ConfigError("--zero-action takes --env and no checkpoint")
+        config = get_config(args.env, overrides)
+        env = envs.env_from_config(args.env, config, args.physics)
+        return env, config, lambda obs: jnp.zeros(obs.shape[:-1] + (env.action_size,)), "zero action"
+    if not args.source:
+        raise ConfigError("give a run folder or checkpoint, or --zero-action --env NAME")
+    path = os.path.join(args.source, runs.CHECKPOINT) if os.path.isdir(args.source) else args.source
+    env_name, config, checkpoint = checkpoint_settings(path, args.env, overrides)
+    env = envs.env_from_config(env_name, config, args.physics)
+    return env, config, checkpoint_policy(path, checkpoint, config, env), f"checkpoint at update {checkpoint['update']}"
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        if args.video and os.path.splitext(args.video)[1] not in (".mp4", ".gif"):
+            raise ConfigError(f"--video {args.video}: the name must end in .mp4 or .gif")
+        if args.viewer and not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
+            raise ConfigError("--viewer needs a display (DISPLAY is not set); use --video instead")
+        env, config, policy, description = env_and_policy(args)
+        start = time.monotonic()
+        episodes, qpos = ppo_mjx.evaluate(env, policy, jax.random.key(args.seed), args.episodes)
+        summary = ppo_mjx.evaluation_summary(episodes) | dict(
+            env=env.name, physics=args.physics, episodes=args.episodes, seed=args.seed, policy=description,
+            wall_s=time.monotonic() - start,
+            command=" ".join(["python evaluate.py", *(argv if argv is not None else sys.argv[1:])]),
+            date=time.strftime("%Y-%m-%d"), machine=f"{platform.machine()} {os.cpu_count()} cores, jax "
+            f"{jax.__version__} ({jax.default_backend()}), mujoco {mujoco.__version__}")
+        print("\n".join(f"{k:>24}  {v:.4g}" if isinstance(v, float) else f"{k:>24}  {v}" for k, v in summary.items()))
+    except (ConfigError, runs.CheckpointError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    out = args.out or (os.path.join(args.source, f"eval_{args.physics}.json") if args.source and
+                       os.path.isdir(args.source) else None)
+    if out:
+        runs.atomic_write(out, json.dumps(summary, indent=1) + "\n")
+        print(f"wrote {out}")
+    if args.video:
+        every = max(1, round(1 / (args.fps * config["ctrl_dt"])))
+        filmed = episode_qpos(qpos, episodes["episode_length"], args.video_episodes, every)
+        frames = render_frames(env.mj_model, filmed, args.width, args.height, args.camera)
+        fps = 1 / (every * config["ctrl_dt"])
+        runs.atomic_write(args.video, video_bytes(frames, os.path.splitext(args.video)[1], fps))
+        print(f"wrote {args.video}: {len(frames)} frames at {fps:g} fps")
+    if args.viewer:
+        replay_in_viewer(env.mj_model, episode_qpos(qpos, episodes["episode_length"], 1, 1), config["ctrl_dt"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""Run folders: atomic writes, checkpoints, metrics CSV and learning-curve plots. Knows pytrees, not PPO.
+
+A checkpoint is one msgpack file holding the whole train state as {tree path: array} (params, optimizer state,
+observation normalizer, env states, rng, update count), the policy alone (params and normalizer, for evaluation),
+the config it was trained with, and the metrics rows so far. Loading checks every array against a template built from
+the config, so a checkpoint from another env or network size is refused with a message that names the first mismatch.
+"""
+
+import csv
+import hashlib
+import io
+import json
+import os
+import tempfile
+
+import flax.serialization
+import jax
+import numpy as np
+
+CHECKPOINT = "checkpoint.msgpack"
+FORMAT = "dino-mjx-checkpoint-1"
+
+
+class CheckpointError(ValueError):
+    """Unreadable or mismatched checkpoint; the CLIs turn it into one line and exit code 2."""
+
+
+def atomic_write(path, data):
+    """Write bytes or text to `path` through a synced temporary file and a rename: never a half-written file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp creates owner-only files
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _is_key(x):
+    return jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)
+
+
+def tree_to_arrays(tree):
+    """{tree path: numpy array}; typed PRNG keys are stored as their raw key data."""
+    flat, _ = jax.tree_util.tree_flatten_with_path(tree)
+    return {jax.tree_util.keystr(path): np.asarray(jax.random.key_data(x) if _is_key(x) else x) for path, x in flat}
+
+
+def arrays_to_tree(arrays, template, what):
+    """Rebuild `template`'s pytree from `arrays`, refusing any missing, extra or differently shaped/typed array."""
+    flat, treedef = jax.tree_util.tree_flatten_with_path(template)
+    expected = {jax.tree_util.keystr(path) for path, _ in flat}
+    extra = sorted(set(arrays) - expected)
+    if extra:
+        raise CheckpointError(f"{what}: {len(extra)} unexpected arrays, e.g. {extra[0]}")
+    leaves = []
+    for path, like in flat:
+        name = jax.tree_util.keystr(path)
+        if name not in arrays:
+            raise CheckpointError(f"{what}: {name} is missing")
+        array = arrays[name]
+        want_shape, want_dtype = like.shape, like.dtype
+        if _is_key(like):
+            want_shape = want_shape + jax.random.key_data(jax.random.key(0)).shape
+            want_dtype = np.dtype(np.uint32)
+        if array.shape != want_shape or array.dtype != want_dtype:
+            raise CheckpointError(f"{what}: {name} is {array.shape} {array.dtype} in the checkpoint, {want_shape} "
+                                  f"{np.dtype(want_dtype)} expected")
+        leaves.append(jax.random.wrap_key_data(array) if _is_key(like) else jax.numpy.asarray(array))
+    return jax.tree_util.tree_unflatten(treedef, leaves)
+
+
+def save_checkpoint(path, env_name, config, update, runner, policy, rows, wall_s):
+    """Atomically write the full train state, the policy alone, the config and the metrics rows so far."""
+    body = flax.serialization.msgpack_serialize(dict(
+        env=env_name, config=json.dumps(config), update=int(update), wall_s=float(wall_s),
+        runner=tree_to_arrays(runner), policy=tree_to_arrays(policy), rows=json.dumps(rows)))
+    envelope = dict(format=FORMAT, sha256=hashlib.sha256(body).hexdigest(), body=body)
+    atomic_write(path, flax.serialization.msgpack_serialize(envelope))
+
+
+def read_checkpoint(path):
+    """The checkpoint as a dict; CheckpointError if the file is missing, truncated, corrupted or not ours."""
+    try:
+        with open(path, "rb") as f:
+            envelope = flax.serialization.msgpack_restore(f.read())
+    except FileNotFoundError:
+        raise CheckpointError(f"no checkpoint at {path}") from None
+    except Exception as error:  # msgpack raises several unrelated types on damaged input
+        raise CheckpointError(f"{path} is not a readable checkpoint (truncated or corrupted?): "
+                              f"{type(error).__name__}") from None
+    if not isinstance(envelope, dict) or envelope.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not a {FORMAT} file")
+    if hashlib.sha256(envelope["body"]).hexdigest() != envelope["sha256"]:
+        raise CheckpointError(f"{path} is corrupted (checksum mismatch)")
+    payload = flax.serialization.msgpack_restore(envelope["body"])
+    payload["config"] = json.loads(payload["config"])
+    payload["rows"] = json.loads(payload["rows"])
+    return payload
+
+
+def checkpoint_mismatch(path, checkpoint, env_name):
+    """The start of a mismatch message naming where the checkpoint came from."""
+    config = checkpoint["config"]
+    return (f"checkpoint {path} (env '{checkpoint['env']}', actor_hidden {tuple(config['actor_hidden'])}, "
+            f"critic_hidden {tuple(config['critic_hidden'])}) does not fit env '{env_name}'")
+
+
+def load_tree(path, checkpoint, section, template, env_name):
+    """One section ("runner" or "policy") of a checkpoint rebuilt on `template`."""
+    return arrays_to_tree(checkpoint[section], template, checkpoint_mismatch(path, checkpoint, env_name))
+
+
+def metrics_csv(rows):
+    """Rows (dicts with the same keys) as CSV text."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+CURVES = [
+    ("episode return", ["episode_return"]),
+    ("episode length", ["episode_length"]),
+    ("reward terms (per step)", "reward/"),
+    ("losses", ["actor_loss", "value_loss", "entropy"]),
+    ("PPO update size", ["approx_kl", "clip_fraction"]),
+    ("env steps / s", ["steps_per_s"]),
+]
+
+
+def plot_curves(rows, title):
+    """PNG bytes: a panel per CURVES entry against env steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = np.array([row["env_steps"] for row in rows], float)
+    fig, axes = plt.subplots(2, 3, figsize=(15, 7.5), constrained_layout=True)
+    for ax, (name, columns) in zip(axes.flat, CURVES):
+        if isinstance(columns, str):
+            columns = [c for c in rows[0] if c.startswith(columns)]
+        for column in columns:
+            if column in rows[0]:
+                values = np.array([row[column] for row in rows], float)
+                finite = np.isfinite(values)  # updates in which no episode ended have no episode return
+                ax.plot(steps[finite], values[finite], label=column.removeprefix("reward/"))
+        ax.set_title(name)
+        ax.set_xlabel("env steps")
+        ax.grid(alpha=0.3)
+        if len(columns) > 1:
+            ax.legend(fontsize=7)
+    fig.suptitle(title)
+    out = io.BytesIO()
+    fig.savefig(out, format="png", dpi=80)
+    plt.close(fig)
+    return out.getvalue()

@@ -1,0 +1,167 @@
+"""Run outputs: checkpoints (round trip, atomic save, corruption), exact resume after Ctrl-C, evaluation of a known
+policy in MJX and plain MuJoCo, and headless video."""
+
+import csv
+import json
+import os
+import signal
+
+import imageio.v3 as iio
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import envs
+import evaluate
+import ppo_mjx
+import runs
+from cartpole import CONFIG, make_cartpole_env
+
+
+def small_tree(rows=3):
+    return {"w": jnp.arange(rows * 2, dtype=jnp.float32).reshape(rows, 2), "key": jax.random.key(7),
+            "step": jnp.array(5, jnp.int32)}
+
+
+def test_arrays_round_trip_and_mismatches_are_named():
+    tree = small_tree()
+    back = runs.arrays_to_tree(runs.tree_to_arrays(tree), jax.eval_shape(lambda: tree), "ckpt")
+    np.testing.assert_array_equal(back["w"], tree["w"])
+    assert int(back["step"]) == 5
+    np.testing.assert_array_equal(jax.random.key_data(back["key"]), jax.random.key_data(tree["key"]))
+    expected = r"ckpt: \['w'\] is \(3, 2\) float32 in the checkpoint, \(4, 2\) float32 expected"
+    with pytest.raises(runs.CheckpointError, match=expected):
+        runs.arrays_to_tree(runs.tree_to_arrays(tree), jax.eval_shape(lambda: small_tree(4)), "ckpt")
+    with pytest.raises(runs.CheckpointError, match=r"ckpt: \['extra'\] is missing"):
+        runs.arrays_to_tree(runs.tree_to_arrays(tree), jax.eval_shape(lambda: tree | {"extra": jnp.zeros(1)}), "ckpt")
+
+
+def save(path, tree, update):
+    runs.save_checkpoint(str(path), "env", {"actor_hidden": [4], "critic_hidden": [4]}, update, tree, tree,
+                         [{"update": update, "x": 0.5}], 1.0)
+
+
+def test_failed_save_leaves_the_previous_checkpoint_loadable(tmp_path, monkeypatch):
+    path = tmp_path / "checkpoint.msgpack"
+    save(path, small_tree(), 1)
+    before = path.read_bytes()
+
+    def crash(fd):  # the new file is fully written but not yet renamed into place
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "fsync", crash)
+    with pytest.raises(OSError, match="disk full"):
+        save(path, {"w": jnp.ones((3, 2))}, 2)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert os.listdir(tmp_path) == ["checkpoint.msgpack"]  # no temporary file left behind
+    checkpoint = runs.read_checkpoint(str(path))
+    assert checkpoint["update"] == 1 and checkpoint["rows"] == [{"update": 1, "x": 0.5}]
+
+
+def test_truncated_or_corrupted_checkpoint_is_refused(tmp_path):
+    path = tmp_path / "checkpoint.msgpack"
+    save(path, small_tree(), 1)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(runs.CheckpointError, match="not a readable checkpoint"):
+        runs.read_checkpoint(str(path))
+    flipped = bytearray(data)
+    flipped[data.index(np.arange(6, dtype=np.float32).tobytes()) + 5] ^= 0xFF  # inside the array: still valid msgpack
+    path.write_bytes(bytes(flipped))
+    with pytest.raises(runs.CheckpointError, match="checksum mismatch"):
+        runs.read_checkpoint(str(path))
+    path.write_bytes(b"hello")
+    with pytest.raises(runs.CheckpointError):
+        runs.read_checkpoint(str(path))
+
+
+RESUME_CONFIG = dict(CONFIG, total_timesteps=64 * 32 * 6, log_every=1, checkpoint_every=100, eval_episodes=4)
+
+
+@pytest.fixture(scope="module")
+def cartpole_runs(tmp_path_factory):
+    """The same cartpole run twice: straight through, and stopped by a real SIGINT after update 3, then resumed."""
+    env = make_cartpole_env(RESUME_CONFIG)
+    straight, stopped = tmp_path_factory.mktemp("straight"), tmp_path_factory.mktemp("stopped")
+    ppo_mjx.run(env, RESUME_CONFIG, 0, str(straight))
+
+    print_progress = ppo_mjx.print_progress
+
+    def ctrl_c_after_update_3(row, *args):
+        print_progress(row, *args)
+        if row["update"] == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    ppo_mjx.print_progress = ctrl_c_after_update_3
+    try:
+        interrupted = ppo_mjx.run(env, RESUME_CONFIG, 0, str(stopped))
+    finally:
+        ppo_mjx.print_progress = print_progress
+    at_stop = runs.read_checkpoint(str(stopped / runs.CHECKPOINT))
+    ppo_mjx.run(env, RESUME_CONFIG, 0, str(stopped), resume=True)
+    return dict(env=env, straight=straight, stopped=stopped, interrupted=interrupted, at_stop=at_stop)
+
+
+def test_ctrl_c_stops_cleanly_with_a_checkpoint(cartpole_runs):
+    assert cartpole_runs["interrupted"] is None
+    at_stop = cartpole_runs["at_stop"]
+    assert at_stop["update"] == 3 and len(at_stop["rows"]) == 3
+    assert at_stop["config"]["env"] == "cartpole" and at_stop["config"]["seed"] == 0
+
+
+def test_resumed_run_equals_the_straight_run(cartpole_runs):
+    def read(folder):
+        with open(folder / "metrics.csv") as f:
+            rows = list(csv.DictReader(f))
+        return rows, runs.read_checkpoint(str(folder / runs.CHECKPOINT))
+
+    (straight_rows, straight), (resumed_rows, resumed) = read(cartpole_runs["straight"]), read(cartpole_runs["stopped"])
+    assert len(straight_rows) == len(resumed_rows) == 6
+    for a, b in zip(straight_rows, resumed_rows):
+        for column in a:
+            if column not in ("wall_s", "steps_per_s"):
+                np.testing.assert_allclose(float(a[column]), float(b[column]), rtol=1e-6, atol=1e-7, err_msg=column)
+    assert straight["runner"].keys() == resumed["runner"].keys()
+    for name in straight["runner"]:  # params, Adam moments, normalizer, env states, rng, update count
+        np.testing.assert_allclose(straight["runner"][name], resumed["runner"][name], rtol=1e-6, atol=1e-6,
+                                   err_msg=name)
+    evaluations = [json.loads((cartpole_runs[k] / "eval.json").read_text()) for k in ("straight", "stopped")]
+    assert evaluations[0]["episode_return"] == pytest.approx(evaluations[1]["episode_return"], rel=1e-5)
+    assert (cartpole_runs["straight"] / "curves.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_resume_refuses_a_checkpoint_of_another_config(cartpole_runs, tmp_path):
+    other = dict(RESUME_CONFIG, critic_hidden=(32,))
+    (tmp_path / runs.CHECKPOINT).write_bytes((cartpole_runs["straight"] / runs.CHECKPOINT).read_bytes())
+    with pytest.raises(runs.CheckpointError, match="config differs"):
+        ppo_mjx.run(cartpole_runs["env"], other, 0, str(tmp_path), resume=True)
+
+
+def test_zero_action_stands_full_episodes_in_mjx_and_plain_mujoco():
+    """A known policy: holding home on the standing T-Rex without pushes lasts every episode to the time limit."""
+    summaries = {}
+    for physics in ("mjx", "mujoco"):
+        env = envs.make_env("trex_stage1", physics, episode_length=50, push_interval=0)
+        episodes, qpos = ppo_mjx.evaluate(env, lambda obs: jnp.zeros(obs.shape[:-1] + (14,)), jax.random.key(0), 3)
+        assert qpos.shape == (50, 3, env.mj_model.nq)
+        summaries[physics] = summary = ppo_mjx.evaluation_summary(episodes)
+        assert summary["episode_length"] == 50 and summary["reached_time_limit"] == 1.0
+        assert summary["success_rate"] == 1.0 and abs(summary["forward_speed_mean"]) < 0.1  # settling, not walking
+    # The same start states in both simulators end at nearly the same height.
+    assert summaries["mjx"]["pelvis_height"] == pytest.approx(summaries["mujoco"]["pelvis_height"], abs=0.01)
+
+
+@pytest.mark.parametrize("extension", [".mp4", ".gif"])
+def test_headless_video_has_the_frames_rendered(tmp_path, extension):
+    env = envs.make_env("trex_stage1")
+    home = env.mj_model.keyframe("home").qpos
+    qpos = np.stack([home + np.r_[0.0, 0.0, 0.0, np.zeros(4), np.full(14, 0.02 * t)] for t in range(7)])
+    frames = evaluate.render_frames(env.mj_model, qpos, 160, 128, "track")
+    assert frames.shape == (7, 128, 160, 3) and frames.std() > 10  # not a blank image
+    assert np.abs(frames[0].astype(int) - frames[-1]).mean() > 0.1  # the pose change shows
+    path = tmp_path / f"video{extension}"
+    runs.atomic_write(str(path), evaluate.video_bytes(frames, extension, fps=25))
+    back = iio.imread(path, index=None)
+    assert back.shape == frames.shape
