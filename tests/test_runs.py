@@ -139,6 +139,16 @@ def test_resume_refuses_a_checkpoint_of_another_config(cartpole_runs, tmp_path):
         ppo_mjx.run(cartpole_runs["env"], other, 0, str(tmp_path), resume=True)
 
 
+def test_evaluation_refuses_a_checkpoint_of_another_env(cartpole_runs):
+    path = str(cartpole_runs["straight"] / runs.CHECKPOINT)
+    env_name, config, checkpoint = evaluate.checkpoint_settings(path, "trex_stage1", {})
+    assert env_name == "trex_stage1" and config["actor_hidden"] == tuple(RESUME_CONFIG["actor_hidden"])
+    expected = (r"\(env 'cartpole', actor_hidden \(256, 256\), critic_hidden \(256, 256\)\) does not fit env "
+                r"'trex_stage1': \['normalizer'\]\.mean is \(4,\) float32 in the checkpoint, \(56,\) float32 expected")
+    with pytest.raises(runs.CheckpointError, match=expected):
+        evaluate.checkpoint_policy(path, checkpoint, config, envs.make_env("trex_stage1"))
+
+
 def test_zero_action_stands_full_episodes_in_mjx_and_plain_mujoco():
     """A known policy: holding home on the standing T-Rex without pushes lasts every episode to the time limit."""
     summaries = {}
