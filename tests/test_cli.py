@@ -126,13 +126,14 @@ def test_evaluate_refuses_corrupted_and_mismatched_checkpoints(tiny_run, damaged
     assert snapshot(out) == before
 
 
-def test_evaluate_writes_metrics_and_a_video(tiny_run, tmp_path):
+def test_evaluate_in_plain_mujoco_writes_metrics_and_a_video(tiny_run, tmp_path):
     out = tiny_run[0]
     video = tmp_path / "trex.gif"
-    result = cli("evaluate.py", str(out), "--episodes", "1", "--video", str(video), "--width", "160", "--height", "128")
+    result = cli("evaluate.py", str(out), "--episodes", "1", "--physics", "mujoco", "--video", str(video),
+                 "--width", "160", "--height", "128")
     assert result.returncode == 0, result.stderr[-3000:]
-    evaluation = json.loads((out / "eval_mjx.json").read_text())
-    assert evaluation["physics"] == "mjx" and evaluation["episodes"] == 1 and evaluation["policy"].endswith("6")
+    evaluation = json.loads((out / "eval_mujoco.json").read_text())
+    assert evaluation["physics"] == "mujoco" and evaluation["episodes"] == 1 and evaluation["policy"].endswith("6")
     assert 0 < evaluation["episode_length"] <= 30
     frames = iio.imread(video, index=None)
     # The episode filmed every 2nd control step (25 fps at 50 Hz control).
