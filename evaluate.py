@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 import envs  # noqa: E402
 import ppo_mjx  # noqa: E402
 import runs  # noqa: E402
-from configs import ConfigError, flatten, get_config  # noqa: E402
+from configs import ConfigError, from_saved, get_config  # noqa: E402
 
 NETWORK_KEYS = ("actor_hidden", "critic_hidden", "init_log_std", "normalize_obs")
 
@@ -43,12 +43,12 @@ def checkpoint_settings(path, env_name, overrides):
     """(env name, config, checkpoint): `env_name` None keeps the checkpoint's env and settings; another env keeps only
     the checkpoint's network settings. Overrides apply last."""
     checkpoint = runs.read_checkpoint(path)
-    saved = {k: v for k, v in checkpoint["config"].items() if k not in ("env", "seed")}
-    if env_name is None or env_name == checkpoint["env"]:
-        env_name, base = checkpoint["env"], saved
+    saved_env, _, saved = from_saved(checkpoint["config"])
+    if env_name is None or env_name == saved_env:
+        env_name, base = saved_env, saved
     else:
         base = {k: saved[k] for k in NETWORK_KEYS}
-    return env_name, get_config(env_name, dict(flatten(base)) | overrides), checkpoint
+    return env_name, get_config(env_name, base | overrides), checkpoint
 
 
 def checkpoint_policy(path, checkpoint, config, env):
@@ -146,6 +146,7 @@ def env_and_policy(args):
 
 def main(argv=None):
     args = parse_args(argv)
+    ppo_mjx.enable_compilation_cache()
     try:
         if args.video and os.path.splitext(args.video)[1] not in (".mp4", ".gif"):
             raise ConfigError(f"--video {args.video}: the name must end in .mp4 or .gif")

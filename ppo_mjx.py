@@ -34,9 +34,14 @@ from flax.training.train_state import TrainState
 
 import envs
 import runs
-from configs import CONFIGS, ConfigError, flatten, get_config
+from configs import CONFIGS, ConfigError, from_saved, get_config
 
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+
+
+def enable_compilation_cache():
+    """Keep compiled XLA programs on disk across processes: an MJX compile takes 20-100 s on a CPU."""
+    jax.config.update("jax_compilation_cache_dir", os.path.expanduser("~/.cache/dino_mjx/jax"))
 
 
 class ActorCritic(nn.Module):
@@ -304,6 +309,7 @@ def evaluate(env, policy, key, num_episodes):
     """`policy` (obs -> action) for one episode in each of `num_episodes` envs. Returns (episodes, qpos): per episode
     its return, length, whether it reached the time limit, each task metric at its last step and its mean over the
     episode (`<name>_mean`); and qpos [steps, episodes, nq] for rendering (valid for steps below each length)."""
+    measures = [k for k in jax.eval_shape(env.reset, key).info if not k.startswith("reward/") and k != "nan_reset"]
 
     def _eval_step(carry, _):
         state, ended, result = carry
@@ -321,8 +327,6 @@ def evaluate(env, policy, key, num_episodes):
                for k in measures},
         )
         return (state, ended | ends_now, result), qpos
-
-    measures = [k for k in jax.eval_shape(env.reset, key).info if not k.startswith("reward/") and k != "nan_reset"]
 
     @jax.jit
     def run(key):
@@ -431,7 +435,7 @@ def run(env, config, seed, out, resume=False, use_wandb=False):
     """Train `env` into the run folder `out` (or continue it from its checkpoint), then evaluate. Writes config.json,
     checkpoint.msgpack, metrics.csv and curves.png as it goes, eval.json at the end. Returns the evaluation summary,
     or None when stopped by Ctrl-C."""
-    jax.config.update("jax_compilation_cache_dir", os.path.expanduser("~/.cache/dino_mjx/jax"))
+    enable_compilation_cache()
     trainer = make_trainer(config, env)
     batch = config["num_envs"] * config["num_steps"]
     run_config = dict(config, env=env.name, seed=seed)
@@ -529,12 +533,11 @@ def settings_from_args(args):
             raise ConfigError(f"--resume continues a run with its saved config; drop {', '.join(given)}")
         try:
             with open(os.path.join(args.resume, "config.json")) as f:
-                config = json.load(f)
-            env_name, seed = config.pop("env"), config.pop("seed")
-        except (OSError, ValueError, KeyError, AttributeError) as error:
+                env_name, seed, saved = from_saved(json.load(f))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             raise ConfigError(f"{args.resume} is not a run folder with a readable config.json "
                               f"({type(error).__name__})") from None
-        return env_name, get_config(env_name, dict(flatten(config))), seed, args.resume
+        return env_name, get_config(env_name, saved), seed, args.resume
     overrides = parse_overrides(args.set)
     if args.num_envs is not None:
         overrides["num_envs"] = args.num_envs

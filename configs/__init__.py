@@ -60,3 +60,11 @@ def flatten(config, prefix=""):
             yield from flatten(value, f"{prefix}{key}.")
         else:
             yield prefix + key, value
+
+
+def from_saved(saved):
+    """(env name, seed, overrides) from a config saved with its env and seed (config.json, checkpoints):
+    get_config(name, overrides) rebuilds it, refusing keys the env no longer has."""
+    settings = dict(saved)
+    env_name, seed = settings.pop("env"), settings.pop("seed")
+    return env_name, seed, dict(flatten(settings))

@@ -8,10 +8,11 @@ import evaluate  # noqa: E402,F401  first: it picks a headless OpenGL backend be
 import jax  # noqa: E402
 import pytest  # noqa: E402
 
-# Compiled MJX programs are reused across test runs (an MJX compile takes 20-30 s on CPU).
-jax.config.update("jax_compilation_cache_dir", os.path.expanduser("~/.cache/dino_mjx/jax"))
-
 import envs  # noqa: E402
+import ppo_mjx  # noqa: E402
+
+# Compiled MJX programs are reused across test runs.
+ppo_mjx.enable_compilation_cache()
 
 
 @pytest.fixture(scope="session")
