@@ -21,7 +21,6 @@ os.environ.setdefault("MUJOCO_GL", "egl" if os.path.exists("/dev/nvidiactl") els
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
@@ -159,8 +158,7 @@ def main(argv=None):
             env=env.name, physics=args.physics, episodes=args.episodes, seed=args.seed, policy=description,
             wall_s=time.monotonic() - start,
             command=" ".join(["python evaluate.py", *(argv if argv is not None else sys.argv[1:])]),
-            date=time.strftime("%Y-%m-%d"), machine=f"{platform.machine()} {os.cpu_count()} cores, jax "
-            f"{jax.__version__} ({jax.default_backend()}), mujoco {mujoco.__version__}")
+            date=time.strftime("%Y-%m-%d"), machine=runs.machine())
         print("\n".join(f"{k:>24}  {v:.4g}" if isinstance(v, float) else f"{k:>24}  {v}" for k, v in summary.items()))
     except (ConfigError, runs.CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -1,4 +1,5 @@
-"""Run folders: atomic writes, checkpoints, metrics CSV and learning-curve plots. Knows pytrees, not PPO.
+"""Run folders: atomic writes, checkpoints, metrics CSV, learning-curve plots, and where a result was produced.
+Knows pytrees, not PPO.
 
 A checkpoint is one msgpack file holding the whole train state as {tree path: array} (params, optimizer state,
 observation normalizer, env states, rng, update count), the policy alone (params and normalizer, for evaluation),
@@ -8,9 +9,11 @@ the config, so a checkpoint from another env or network size is refused with a m
 
 import csv
 import hashlib
+import importlib.metadata
 import io
 import json
 import os
+import platform
 import tempfile
 
 import flax.serialization
@@ -40,6 +43,19 @@ def atomic_write(path, data):
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def machine():
+    """Where a result was produced: backend, device, CPU, Python and package versions."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return dict(backend=jax.default_backend(), device=jax.devices()[0].device_kind, cpu=cpu, cpu_count=os.cpu_count(),
+                python=platform.python_version(),
+                versions={p: importlib.metadata.version(p) for p in ["jax", "jaxlib", "mujoco", "mujoco-mjx", "flax"]})
 
 
 def _is_key(x):

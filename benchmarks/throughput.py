@@ -8,10 +8,8 @@ are timed alternately `--repeats` times and the medians compared.
 """
 
 import argparse
-import importlib.metadata
 import json
 import os
-import platform
 import sys
 import time
 
@@ -50,18 +48,6 @@ def timed(fn, *args):
     return time.perf_counter() - start
 
 
-def machine():
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return dict(backend=jax.default_backend(), device=jax.devices()[0].device_kind, cpu=cpu, cpu_count=os.cpu_count(),
-                python=platform.python_version(),
-                versions={p: importlib.metadata.version(p) for p in ["jax", "jaxlib", "mujoco", "mujoco-mjx", "flax"]})
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="trex_stage1")
@@ -95,7 +81,7 @@ def main():
                   ppo_train_steps_per_s=full, ratio_train_over_raw=full / raw,
                   physics_steps_per_s=raw * round(config["ctrl_dt"] / config["sim_dt"]),
                   command=" ".join(["python", "benchmarks/throughput.py", *sys.argv[1:]]),
-                  date=time.strftime("%Y-%m-%d"), machine=machine())
+                  date=time.strftime("%Y-%m-%d"), machine=runs.machine())
     print(json.dumps(result, indent=1))
     variant = "".join(f"_{o.replace('=', '-')}" for o in args.set)
     path = os.path.join(ROOT, "results", f"throughput_{args.env}_{jax.default_backend()}_{args.num_envs}envs{variant}.json")
