@@ -60,7 +60,7 @@ class Env:
     observation_size: int
     action_size: int
     reset: Callable  # (key) -> EnvState
-    step: Callable  # (EnvState, action) -> EnvState
+    step: Callable  # (EnvState, action, reward_weights=None) -> EnvState; weights default to the config's
 
 
 def make_env(name, physics="mjx", **overrides):
@@ -71,8 +71,19 @@ def make_env(name, physics="mjx", **overrides):
 def env_from_config(name, config, physics="mjx"):
     """`physics` "mjx" steps MJX (jit, vmap, GPU); "mujoco" steps plain MuJoCo (C, CPU) for sim-to-sim checks."""
     mj_model = load_model(config)
-    task = TASKS[config["task"]](config, mj_model, mjx.put_model(mj_model))
+    task = TASKS[config["task"]](config, mj_model, put_model(mj_model))
     return build_env(name, config, mj_model, task, physics)
+
+
+def put_model(mj_model):
+    """The MJX model on this process's first device. MJX's default, jax.devices()[0], belongs to process 0 in a
+    multi-host run (ppo_mjx.py --distributed), where other processes cannot address it."""
+    return mjx.put_model(mj_model, device=jax.local_devices()[0])
+
+
+def make_data(mjx_model):
+    """Fresh MJX data on this process's first device (see `put_model`)."""
+    return mjx.make_data(mjx_model, device=jax.local_devices()[0])
 
 
 def load_model(config):
@@ -84,7 +95,7 @@ def load_model(config):
 
 def mjx_physics(mj_model, n_substeps):
     """(data) -> data after `n_substeps` MJX steps."""
-    mjx_model = mjx.put_model(mj_model)
+    mjx_model = put_model(mj_model)
 
     def substep(data, _):
         return mjx.step(mjx_model, data), None
@@ -96,7 +107,7 @@ def mujoco_physics(mj_model, n_substeps):
     """(data) -> data after `n_substeps` steps of plain MuJoCo (C, float64, on the host through a callback); MJX then
     recomputes the derived quantities (positions, sensors) of the new state, so observations and rewards are the same
     functions of state as in training. The state crosses as float32 once per control step."""
-    mjx_model = mjx.put_model(mj_model)
+    mjx_model = put_model(mj_model)
     mj_data = mujoco.MjData(mj_model)
     state_fields = ("qpos", "qvel", "act", "ctrl", "qacc_warmstart", "time")
 
@@ -128,7 +139,6 @@ def build_env(name, config, mj_model, task, physics="mjx"):
     """Wrap a Task into an Env: physics substeps, termination, NaN guard, time limit, pushes, auto-reset."""
     n_substeps = int(round(config["ctrl_dt"] / config["sim_dt"]))
     advance = PHYSICS[physics](mj_model, n_substeps)
-    weights = config["reward_weights"]
     zero_action = jnp.zeros(mj_model.nu)
 
     def reset(key):
@@ -150,7 +160,9 @@ def build_env(name, config, mj_model, task, physics="mjx"):
         due = (time > 0) & (time % config["push_interval"] == 0)
         return data.replace(qvel=data.qvel.at[:2].add(jnp.where(due, kick, 0.0)))
 
-    def step(state, action):
+    def step(state, action, reward_weights=None):
+        """`reward_weights` ({term: weight}, arrays allowed) lets a sweep vary the weights inside one program."""
+        weights = config["reward_weights"] if reward_weights is None else reward_weights
         action = jnp.clip(action, -1.0, 1.0)
         rng, push_key, reset_key = jax.random.split(state.rng, 3)
         data = push(state.data.replace(ctrl=task.action_to_ctrl(action)), push_key, state.time)
@@ -208,7 +220,7 @@ def balance_task(config, mj_model, mjx_model):
     geom_type, geom_size = mj_model.geom_type[floor_geoms], jnp.array(mj_model.geom_size)
     touch_adr = jnp.array([mj_model.sensor_adr[i] for i in range(mj_model.nsensor)
                            if mj_model.sensor_type[i] == mujoco.mjtSensor.mjSENS_TOUCH])
-    template = mjx.make_data(mjx_model)
+    template = make_data(mjx_model)
     home_height = float(home.qpos[2])
 
     def init(key):

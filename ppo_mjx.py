@@ -3,11 +3,13 @@
     python ppo_mjx.py --env trex_stage1 --seed 0
     python ppo_mjx.py --env trex_stage1 --num-envs 128 --total-timesteps 1000000 --set lr=1e-4
     python ppo_mjx.py --resume results/runs/trex_stage1_seed0_20261122-101500
+    python ppo_mjx.py --env trex_stage1 --num-seeds 8 --sweep lr=1e-4,3e-4 --sweep ent_coef=0,1e-3   # one program
 
 Differences from PureJAXRL's ppo_continuous_action.py: time-limit truncation bootstraps from the value of the
 observation before the auto-reset (termination never bootstraps); observation-normalizer statistics live in the train
 state; metrics are reduced to per-update scalars inside the scan; the CLI runs the update scan in chunks with
-checkpoints between them (exact resume, clean Ctrl-C); a deterministic evaluation runs at the end.
+checkpoints between them (exact resume, clean Ctrl-C); a deterministic evaluation runs at the end. Numeric
+hyperparameters are array inputs of the program, so seeds and sweeps vmap into one program laid out over all devices.
 """
 
 import argparse
@@ -34,7 +36,8 @@ from flax.training.train_state import TrainState
 
 import envs
 import runs
-from configs import CONFIGS, ConfigError, from_saved, get_config
+from configs import (CONFIGS, SWEEPABLE, ConfigError, from_saved, get_config, parse_sweeps, sweep_grid,
+                     with_overrides)
 
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
@@ -151,11 +154,19 @@ def make_network(config, env):
                        config["init_log_std"])
 
 
+def hyperparameters(config):
+    """The sweepable numbers of `config` (configs.SWEEPABLE and the reward weights) as float32 arrays. The trainer
+    reads them from this pytree, not from the config, so the members of one vmapped program can differ in them."""
+    return dict({k: jnp.float32(config[k]) for k in SWEEPABLE},
+                reward_weights={k: jnp.float32(v) for k, v in config["reward_weights"].items()})
+
+
 @dataclass(frozen=True)
 class Trainer:
-    """The PPO program in two pure pieces: `init(rng) -> Runner` and `run_updates(runner, n) -> (runner, metrics)`
-    for a static number of updates. `make_train` composes them into one `train(rng)`; the CLI runs `run_updates` in
-    chunks so it can print progress, checkpoint and stop cleanly between them."""
+    """The PPO program in two pure pieces: `init(rng) -> Runner` and `run_updates(runner, hparams, n) -> (runner,
+    metrics)` for a static number of updates, `hparams` as made by `hyperparameters`. `make_train` composes them into
+    one `train(rng)`; the CLI vmaps `run_updates` over runs and calls it in chunks so it can print progress,
+    checkpoint and stop cleanly between them."""
 
     init: Callable
     run_updates: Callable
@@ -170,27 +181,33 @@ def make_trainer(config, env):
     minibatch_size = batch_size // config["num_minibatches"]
     num_updates = config["total_timesteps"] // batch_size
     network = make_network(config, env)
-    lr = optax.linear_schedule(config["lr"], 0.0, num_updates * config["update_epochs"] * config["num_minibatches"])
-    tx = optax.chain(optax.clip_by_global_norm(config["max_grad_norm"]),
-                     optax.adam(lr if config["anneal_lr"] else config["lr"], eps=1e-5))
+    num_optimizer_steps = num_updates * config["update_epochs"] * config["num_minibatches"]
+
+    def make_optimizer(lr, max_grad_norm):
+        """Built from (possibly traced) hyperparameters wherever it is used; its state's structure never depends on
+        their values, so `init` can shape it from the config's."""
+        schedule = optax.linear_schedule(lr, 0.0, num_optimizer_steps) if config["anneal_lr"] else lr
+        return optax.chain(optax.clip_by_global_norm(max_grad_norm), optax.adam(schedule, eps=1e-5))
+
+    config_tx = make_optimizer(config["lr"], config["max_grad_norm"])  # one object: the runner's static metadata
 
     def init(rng):
         rng, init_key, reset_key = jax.random.split(rng, 3)
         env_state = jax.vmap(env.reset)(jax.random.split(reset_key, num_envs))
         params = network.init(init_key, jnp.zeros(env.observation_size))
-        train_state = TrainState.create(apply_fn=network.apply, params=params, tx=tx)
+        train_state = TrainState.create(apply_fn=network.apply, params=params, tx=config_tx)
         normalizer = normalizer_init(env_state.obs)
         if not config["normalize_obs"]:
             normalizer = Normalizer(jnp.zeros(env.observation_size), jnp.ones(env.observation_size), jnp.zeros(()))
         zeros = jnp.zeros(num_envs)
         return Runner(train_state, normalizer, env_state, zeros, zeros, rng, jnp.zeros((), jnp.int32))
 
-    def _update_step(runner, _):
+    def _update_step(hp, runner, _):
         def _env_step(runner, _):
             rng, action_key = jax.random.split(runner.rng)
             pi, value = network.apply(runner.train_state.params, normalize(runner.normalizer, runner.env_state.obs))
             action = pi.sample(seed=action_key)
-            env_state = jax.vmap(env.step)(runner.env_state, action)
+            env_state = jax.vmap(env.step, in_axes=(0, 0, None))(runner.env_state, action, hp["reward_weights"])
             done = env_state.terminated | env_state.truncated
             episode_return = runner.episode_return + env_state.reward
             episode_length = runner.episode_length + 1
@@ -207,7 +224,7 @@ def make_trainer(config, env):
         def _calculate_gae(traj):
             _, next_values = network.apply(runner.train_state.params, normalize(runner.normalizer, traj.final_obs))
             return gae_advantages(traj.reward, traj.value, next_values, traj.terminated, traj.truncated,
-                                  config["gamma"], config["gae_lambda"])
+                                  hp["gamma"], hp["gae_lambda"])
 
         advantages, targets = _calculate_gae(traj)
         batch = (normalize(runner.normalizer, traj.obs), traj.action, traj.log_prob, traj.value, advantages,
@@ -225,7 +242,7 @@ def make_trainer(config, env):
                 def _loss_fn(params, minibatch):
                     obs, action, old_log_prob, old_value, advantage, target = minibatch
                     pi, value = network.apply(params, obs)
-                    value_clipped = old_value + jnp.clip(value - old_value, -config["clip_eps"], config["clip_eps"])
+                    value_clipped = old_value + jnp.clip(value - old_value, -hp["clip_eps"], hp["clip_eps"])
                     value_loss = 0.5 * jnp.maximum(jnp.square(value - target),
                                                    jnp.square(value_clipped - target)).mean()
                     log_ratio = pi.log_prob(action) - old_log_prob
@@ -233,17 +250,21 @@ def make_trainer(config, env):
                     advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
                     actor_loss = -jnp.minimum(
                         ratio * advantage,
-                        jnp.clip(ratio, 1.0 - config["clip_eps"], 1.0 + config["clip_eps"]) * advantage).mean()
+                        jnp.clip(ratio, 1.0 - hp["clip_eps"], 1.0 + hp["clip_eps"]) * advantage).mean()
                     entropy = pi.entropy().mean()
-                    total = actor_loss + config["vf_coef"] * value_loss - config["ent_coef"] * entropy
+                    total = actor_loss + hp["vf_coef"] * value_loss - hp["ent_coef"] * entropy
                     return total, dict(
                         actor_loss=actor_loss, value_loss=value_loss, entropy=entropy,
                         approx_kl=((ratio - 1.0) - log_ratio).mean(),
-                        clip_fraction=(jnp.abs(ratio - 1.0) > config["clip_eps"]).mean())
+                        clip_fraction=(jnp.abs(ratio - 1.0) > hp["clip_eps"]).mean())
 
                 grads, losses = jax.grad(_loss_fn, has_aux=True)(train_state.params, minibatch)
                 losses["grad_norm"] = optax.tree.norm(grads)
-                return train_state.apply_gradients(grads=grads), losses
+                tx = make_optimizer(hp["lr"], hp["max_grad_norm"])
+                updates, opt_state = tx.update(grads, train_state.opt_state, train_state.params)
+                train_state = train_state.replace(step=train_state.step + 1, opt_state=opt_state,
+                                                  params=optax.apply_updates(train_state.params, updates))
+                return train_state, losses
 
             train_state, losses = jax.lax.scan(_update_minibatch, train_state, minibatches)
             return (train_state, rng), losses
@@ -258,19 +279,21 @@ def make_trainer(config, env):
         metrics = update_metrics(traj, losses, targets, runner.update, batch_size)
         return runner.replace(update=runner.update + 1), metrics
 
-    def run_updates(runner, num):
-        return jax.lax.scan(_update_step, runner, None, num)
+    def run_updates(runner, hparams, num):
+        return jax.lax.scan(functools.partial(_update_step, hparams), runner, None, num)
 
     return Trainer(init, run_updates, num_updates)
 
 
 def make_train(config, env):
-    """`train(rng)` runs the whole PPO training as one jittable function: {"runner": final state, "metrics": per-update
-    scalars}."""
+    """`train(rng, hparams=None)` runs the whole PPO training as one jittable function: {"runner": final state,
+    "metrics": per-update scalars}. `hparams` (default: the config's, see `hyperparameters`) may hold traced values,
+    so `jax.vmap(train)(keys, hparams)` runs a batch of seeds and hyperparameter settings as one program."""
     trainer = make_trainer(config, env)
 
-    def train(rng):
-        runner, metrics = trainer.run_updates(trainer.init(rng), trainer.num_updates)
+    def train(rng, hparams=None):
+        hparams = hyperparameters(config) if hparams is None else hparams
+        runner, metrics = trainer.run_updates(trainer.init(rng), hparams, trainer.num_updates)
         return {"runner": runner, "metrics": metrics}
 
     return train
@@ -305,16 +328,16 @@ def deterministic_policy(config, env, params, normalizer):
     return lambda obs: network.apply(params, normalize(normalizer, obs))[0].mode()
 
 
-def evaluate(env, policy, key, num_episodes):
-    """`policy` (obs -> action) for one episode in each of `num_episodes` envs. Returns (episodes, qpos): per episode
-    its return, length, whether it reached the time limit, each task metric at its last step and its mean over the
-    episode (`<name>_mean`); and qpos [steps, episodes, nq] for rendering (valid for steps below each length)."""
+def evaluation_rollout(env, policy, key, num_episodes, reward_weights=None):
+    """`policy` (obs -> action) for one episode in each of `num_episodes` envs; traceable. Returns (episodes, qpos):
+    per episode its return, length, whether it reached the time limit, each task metric at its last step and its mean
+    over the episode (`<name>_mean`); and qpos [steps, episodes, nq] for rendering (valid below each length)."""
     measures = [k for k in jax.eval_shape(env.reset, key).info if not k.startswith("reward/") and k != "nan_reset"]
 
     def _eval_step(carry, _):
         state, ended, result = carry
         qpos = state.data.qpos
-        state = jax.vmap(env.step)(state, policy(state.obs))
+        state = jax.vmap(env.step, in_axes=(0, 0, None))(state, policy(state.obs), reward_weights)
         live = ~ended
         ends_now = live & (state.terminated | state.truncated)
         length = result["episode_length"] + live
@@ -328,17 +351,18 @@ def evaluate(env, policy, key, num_episodes):
         )
         return (state, ended | ends_now, result), qpos
 
-    @jax.jit
-    def run(key):
-        state = jax.vmap(env.reset)(jax.random.split(key, num_episodes))
-        zeros = jnp.zeros(num_episodes)
-        result = dict(episode_return=zeros, episode_length=zeros, reached_time_limit=zeros.astype(bool),
-                      **{k: zeros for k in measures}, **{f"{k}_mean": zeros for k in measures})
-        (_, _, result), qpos = jax.lax.scan(_eval_step, (state, zeros.astype(bool), result), None,
-                                            env.config["episode_length"])
-        return result, qpos
+    state = jax.vmap(env.reset)(jax.random.split(key, num_episodes))
+    zeros = jnp.zeros(num_episodes)
+    result = dict(episode_return=zeros, episode_length=zeros, reached_time_limit=zeros.astype(bool),
+                  **{k: zeros for k in measures}, **{f"{k}_mean": zeros for k in measures})
+    (_, _, result), qpos = jax.lax.scan(_eval_step, (state, zeros.astype(bool), result), None,
+                                        env.config["episode_length"])
+    return result, qpos
 
-    return jax.tree.map(np.asarray, run(key))
+
+def evaluate(env, policy, key, num_episodes):
+    """`evaluation_rollout`, compiled and brought to the host as numpy arrays."""
+    return jax.device_get(jax.jit(lambda key: evaluation_rollout(env, policy, key, num_episodes))(key))
 
 
 def evaluation_summary(episodes):
@@ -350,7 +374,80 @@ def evaluation_summary(episodes):
     return summary
 
 
-# ---------------------------------------------------------------- training run: chunks, progress, checkpoints
+# ---------------------------------------------------------------- training runs: members, devices, chunks, checkpoints
+
+
+@dataclass(frozen=True)
+class Member:
+    """One run of a group trained as one vmapped program: members share every structural setting and differ only in
+    seed and sweepable values. A lone run is a group of one."""
+
+    name: str
+    config: dict
+    seed: int
+    out: str  # its run folder
+    setting: dict  # its swept values ({} outside a sweep)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the members' batched arrays live: a sharding per Runner leaf, one for the hyperparameters."""
+
+    runner: Runner
+    hparams: jax.sharding.Sharding
+    replicated: jax.sharding.Sharding
+
+
+def device_layout(runner_shape, num_members, num_envs, devices):
+    """Spread the members over `devices`: whole members per device when their number divides evenly (independent
+    programs, no communication), otherwise every member's env batch (the update then reduces across devices). After
+    jax.distributed.initialize, jax.devices() spans every host and the same layouts apply."""
+    mesh = jax.sharding.Mesh(np.array(devices), ("devices",))
+    shard = lambda *spec: jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*spec))
+    if num_members % len(devices) == 0:
+        return Layout(jax.tree.map(lambda _: shard("devices"), runner_shape), shard("devices"), shard())
+    if num_envs % len(devices):
+        raise ConfigError(f"neither {num_members} runs nor num_envs = {num_envs} divide evenly over "
+                          f"{len(devices)} devices")
+    per_env = lambda tree: jax.tree.map(lambda _: shard(None, "devices"), tree)
+    runner = jax.tree.map(lambda _: shard(), runner_shape).replace(
+        env_state=per_env(runner_shape.env_state), episode_return=per_env(runner_shape.episode_return),
+        episode_length=per_env(runner_shape.episode_length))
+    return Layout(runner, shard(), shard())
+
+
+def seeded_init(trainer):
+    """seeds [members] -> fresh runners batched along a leading member axis."""
+    return lambda seeds: jax.vmap(trainer.init)(jax.vmap(jax.random.key)(seeds))
+
+
+def member_layout(trainer, config, seeds, devices):
+    """The Layout of a member per seed over `devices`."""
+    shape = jax.eval_shape(seeded_init(trainer), np.asarray(seeds, np.int32))
+    return device_layout(shape, len(seeds), config["num_envs"], devices)
+
+
+def init_members(trainer, seeds, layout):
+    """Fresh runners, one per seed, laid out on the devices. Host (numpy) inputs, so that every process of a
+    multi-host run passes the same global value."""
+    return jax.jit(seeded_init(trainer), out_shardings=layout.runner)(np.asarray(seeds, np.int32))
+
+
+def compile_updates(trainer, layout, runner, hparams, num):
+    """`run_updates` for `num` updates, vmapped over members and laid out by `layout`, compiled for these arrays."""
+    program = jax.jit(jax.vmap(functools.partial(trainer.run_updates, num=num)),
+                      in_shardings=(layout.runner, layout.hparams), out_shardings=(layout.runner, layout.replicated))
+    return program.lower(runner, hparams).compile()
+
+
+def replicated(tree, layout):
+    """`tree` with a full copy on every device, so that every process can read all of it (across hosts too)."""
+    return jax.jit(lambda tree: tree, out_shardings=layout.replicated)(tree)
+
+
+def stack(trees):
+    """Pytrees of equal structure -> one pytree with a leading member axis."""
+    return jax.tree.map(lambda *xs: jnp.stack(xs), *trees)
 
 
 def chunk_length(num_updates, log_every):
@@ -378,8 +475,7 @@ def stop_on_ctrl_c():
 
 
 def chunk_rows(metrics, wall_s, steps_per_s):
-    """Per-update metric arrays of one chunk -> one dict per update, plus wall time and throughput."""
-    metrics = jax.device_get(metrics)
+    """Per-update metric arrays of one member's chunk -> one dict per update, plus wall time and throughput."""
     rows = []
     for i in range(len(metrics["env_steps"])):
         row = {"update": int(metrics["update"][i]), "env_steps": int(metrics["env_steps"][i])}
@@ -388,12 +484,14 @@ def chunk_rows(metrics, wall_s, steps_per_s):
     return rows
 
 
-def print_progress(row, num_updates, batch):
-    rate = row["steps_per_s"]
-    eta = (num_updates - row["update"]) * batch / rate
-    print(f"update {row['update']}/{num_updates}  steps {row['env_steps']:,}  {rate:,.0f} steps/s  ETA {eta:,.0f}s  "
-          f"return {row['episode_return']:.2f}  length {row['episode_length']:.1f}  kl {row['approx_kl']:.4f}",
-          flush=True)
+def print_progress(latest, num_updates, batch):
+    """One line from every member's latest row; returns, lengths and KL are means over members."""
+    row, mean = latest[0], lambda key: np.mean([r[key] for r in latest])
+    eta = (num_updates - row["update"]) * batch / row["steps_per_s"]
+    print(f"update {row['update']}/{num_updates}  steps {row['env_steps']:,}  "
+          f"{sum(r['steps_per_s'] for r in latest):,.0f} steps/s  ETA {eta:,.0f}s  return {mean('episode_return'):.2f}"
+          f"  length {mean('episode_length'):.1f}  kl {mean('approx_kl'):.4f}"
+          + (f"  (means of {len(latest)} runs)" if len(latest) > 1 else ""), flush=True)
 
 
 def start_wandb(out, config):
@@ -407,88 +505,157 @@ def start_wandb(out, config):
     return wandb.init(project="dino-mjx", name=name, id=run_id, resume="allow", dir=out, config=config)
 
 
-def start_or_resume(trainer, env, run_config, out, resume):
-    """(runner, metrics rows, training wall time): restored from the folder's checkpoint, or a fresh start."""
-    checkpoint_path = os.path.join(out, runs.CHECKPOINT)
+def run_config(env, member):
+    """What a run folder's config.json and checkpoint record: the member's config, env and seed."""
+    return dict(member.config, env=env.name, seed=member.seed)
+
+
+def start_or_resume(trainer, env, members, layout, resume):
+    """(batched runner, each member's metrics rows, training wall time): restored from the members' checkpoints, or
+    a fresh start."""
     if not resume:
-        runs.atomic_write(os.path.join(out, "config.json"), json.dumps(run_config, indent=1))
-        return jax.jit(trainer.init)(jax.random.key(run_config["seed"])), [], 0.0
-    checkpoint = runs.read_checkpoint(checkpoint_path)
-    if checkpoint["config"] != json.loads(json.dumps(run_config)):
-        raise runs.CheckpointError(f"{runs.checkpoint_mismatch(checkpoint_path, checkpoint, env.name)}: its config "
-                                   f"differs from {os.path.join(out, 'config.json')}")
-    template = jax.eval_shape(trainer.init, jax.random.key(run_config["seed"]))
-    runner = runs.load_tree(checkpoint_path, checkpoint, "runner", template, env.name)
-    return runner, checkpoint["rows"], checkpoint["wall_s"]
+        for member in members:
+            runs.atomic_write(os.path.join(member.out, "config.json"), json.dumps(run_config(env, member), indent=1))
+        return init_members(trainer, [m.seed for m in members], layout), [[] for _ in members], 0.0
+    runners, rows, wall_s = [], [], 0.0
+    for member in members:
+        path = os.path.join(member.out, runs.CHECKPOINT)
+        checkpoint = runs.read_checkpoint(path)
+        if checkpoint["config"] != json.loads(json.dumps(run_config(env, member))):
+            raise runs.CheckpointError(f"{runs.checkpoint_mismatch(path, checkpoint, env.name)}: its config differs "
+                                       f"from {os.path.join(member.out, 'config.json')}")
+        template = jax.eval_shape(trainer.init, jax.random.key(member.seed))
+        runners.append(runs.load_tree(path, checkpoint, "runner", template, env.name))
+        rows.append(checkpoint["rows"])
+        wall_s = max(wall_s, checkpoint["wall_s"])
+    if len({len(r) for r in rows}) > 1:
+        raise runs.CheckpointError(f"the runs' checkpoints stopped at different updates "
+                                   f"({', '.join(str(len(r)) for r in rows)}): resume them one by one")
+    return jax.device_put(stack(runners), layout.runner), rows, wall_s
 
 
-def final_evaluation(env, config, runner, seed, wall_s):
-    """The trained deterministic policy over `eval_episodes` fresh episodes (seeds apart from training's)."""
-    policy = deterministic_policy(config, env, runner.train_state.params, runner.normalizer)
-    episodes, _ = evaluate(env, policy, jax.random.key(seed + 1_000_000), config["eval_episodes"])
-    return evaluation_summary(episodes) | dict(
+def final_evaluation(env, config, runner, hparams, seeds, wall_s, layout):
+    """Every member's deterministic policy over `eval_episodes` fresh episodes (seeds apart from training's), scored
+    with its own reward weights, all members in one vmapped program."""
+
+    def evaluate_member(params, normalizer, hp, seed):
+        policy = deterministic_policy(config, env, params, normalizer)
+        key = jax.random.key(seed + 1_000_000)
+        return evaluation_rollout(env, policy, key, config["eval_episodes"], hp["reward_weights"])[0]
+
+    episodes = jax.device_get(jax.jit(jax.vmap(evaluate_member), out_shardings=layout.replicated)(
+        runner.train_state.params, runner.normalizer, hparams, np.asarray(seeds, np.int32)))
+    return [evaluation_summary(jax.tree.map(lambda x: x[i], episodes)) | dict(
         episodes=config["eval_episodes"], physics="mjx", train_wall_s=wall_s, backend=jax.default_backend(),
-        device=str(jax.devices()[0].device_kind))
+        device=str(jax.devices()[0].device_kind)) for i in range(len(seeds))]
 
 
-def run(env, config, seed, out, resume=False, use_wandb=False):
-    """Train `env` into the run folder `out` (or continue it from its checkpoint), then evaluate. Writes config.json,
-    checkpoint.msgpack, metrics.csv and curves.png as it goes, eval.json at the end. Returns the evaluation summary,
-    or None when stopped by Ctrl-C."""
+def write_group(group_out, env_name, members):
+    """group.json: the env and each member's name, seed and swept values (its config is in its own folder)."""
+    runs.atomic_write(os.path.join(group_out, "group.json"), json.dumps(dict(
+        env=env_name, members=[dict(name=m.name, seed=m.seed, setting=m.setting) for m in members]), indent=1))
+
+
+def write_group_summary(group_out, env, members, summaries, rows):
+    """summary.json (every member's evaluation and the settings ranked) and summary.md (the ranking as a table)."""
+    described = [dict(name=m.name, seed=m.seed, setting=m.setting) for m in members]
+    table = runs.rank_settings(described, summaries)
+    final = [dict(d, eval=s, final_train_return=r[-1]["episode_return"]) for d, s, r in zip(described, summaries, rows)]
+    runs.atomic_write(os.path.join(group_out, "summary.json"),
+                      json.dumps(dict(env=env.name, members=final, settings=table), indent=1))
+    markdown = runs.settings_markdown(table)
+    runs.atomic_write(os.path.join(group_out, "summary.md"), f"# {env.name}: {len(members)} runs\n\n{markdown}")
+    print(markdown, flush=True)
+
+
+def run_members(env, members, group_out=None, resume=False, use_wandb=False, devices=None):
+    """Train `members` as one vmapped program spread over `devices` (default: all), each into its run folder, or
+    continue them from their checkpoints; then evaluate each. A group (`group_out` set) also gets group.json,
+    curves.png with every member's curve and the mean band, summary.json and summary.md. Each run folder holds
+    config.json, checkpoint.msgpack, metrics.csv, curves.png and, at the end, eval.json. Returns the members'
+    evaluation summaries, or None when stopped by Ctrl-C."""
     enable_compilation_cache()
+    config = members[0].config
     trainer = make_trainer(config, env)
     batch = config["num_envs"] * config["num_steps"]
-    run_config = dict(config, env=env.name, seed=seed)
-    runner, rows, wall_s = start_or_resume(trainer, env, run_config, out, resume)
-    eval_path = os.path.join(out, "eval.json")
-    if int(runner.update) == trainer.num_updates and os.path.exists(eval_path):
-        print(f"{out} is already trained and evaluated", flush=True)
-        with open(eval_path) as f:
-            return json.load(f)
+    layout = member_layout(trainer, config, [m.seed for m in members], devices or jax.devices())
+    hparams = jax.device_put(jax.device_get(stack([hyperparameters(m.config) for m in members])), layout.hparams)
+    if group_out and not resume:
+        write_group(group_out, env.name, members)
+    runner, rows, wall_s = start_or_resume(trainer, env, members, layout, resume)
+    eval_paths = [os.path.join(m.out, "eval.json") for m in members]
+    if len(rows[0]) == trainer.num_updates and all(map(os.path.exists, eval_paths)):
+        print(f"{group_out or members[0].out} is already trained and evaluated", flush=True)
+        return [json.loads(open(path).read()) for path in eval_paths]
     chunk = chunk_length(trainer.num_updates, config["log_every"])
-    print(f"env {env.name}: obs {env.observation_size}, actions {env.action_size}, {config['num_envs']} envs, "
-          f"{trainer.num_updates} updates of {batch} steps, from update {int(runner.update)}; output {out}", flush=True)
-    logger = start_wandb(out, run_config) if use_wandb else None
+    print(f"env {env.name}: obs {env.observation_size}, actions {env.action_size}, {len(members)} run(s) of "
+          f"{config['num_envs']} envs on {len(devices or jax.devices())} device(s), {trainer.num_updates} updates of "
+          f"{batch} steps, from update {len(rows[0])}; output {group_out or members[0].out}", flush=True)
+    logger = start_wandb(group_out or members[0].out, dict(run_config(env, members[0]), runs=len(members))) \
+        if use_wandb else None
 
     def save():
-        policy = {"params": runner.train_state.params, "normalizer": runner.normalizer}
-        runs.save_checkpoint(os.path.join(out, runs.CHECKPOINT), env.name, run_config, runner.update, runner, policy,
-                             rows, wall_s)
-        runs.atomic_write(os.path.join(out, "metrics.csv"), runs.metrics_csv(rows))
-        runs.atomic_write(os.path.join(out, "curves.png"), runs.plot_curves(rows, f"{env.name} seed {seed}"))
+        everything = replicated(runner, layout)
+        for i, member in enumerate(members):
+            one = jax.tree.map(lambda x: x[i], everything)
+            policy = {"params": one.train_state.params, "normalizer": one.normalizer}
+            runs.save_checkpoint(os.path.join(member.out, runs.CHECKPOINT), env.name, run_config(env, member),
+                                 one.update, one, policy, rows[i], wall_s)
+            runs.atomic_write(os.path.join(member.out, "metrics.csv"), runs.metrics_csv(rows[i]))
+            runs.atomic_write(os.path.join(member.out, "curves.png"),
+                              runs.plot_curves(rows[i], f"{env.name} {member.name}"))
+        if group_out:
+            runs.atomic_write(os.path.join(group_out, "curves.png"), runs.plot_group_curves(
+                rows, [runs.setting_label(m.setting) for m in members], f"{env.name}: {len(members)} runs"))
 
-    saved_at = int(runner.update)
+    saved_at = len(rows[0])
     if saved_at < trainer.num_updates:
         start = time.monotonic()
-        run_chunk = jax.jit(functools.partial(trainer.run_updates, num=chunk)).lower(runner).compile()
+        run_chunk = compile_updates(trainer, layout, runner, hparams, chunk)
         print(f"compiled in {time.monotonic() - start:.0f}s", flush=True)
     with stop_on_ctrl_c() as stop:
-        while int(runner.update) < trainer.num_updates and not stop["requested"]:
+        while len(rows[0]) < trainer.num_updates and not stop["requested"]:
             start = time.monotonic()
-            runner, metrics = jax.block_until_ready(run_chunk(runner))
+            runner, metrics = jax.block_until_ready(run_chunk(runner, hparams))
             elapsed = time.monotonic() - start
             wall_s += elapsed
-            new_rows = chunk_rows(metrics, wall_s, chunk * batch / elapsed)
-            rows += new_rows
-            print_progress(rows[-1], trainer.num_updates, batch)
-            for row in new_rows if logger else []:
-                logger.log(row, step=row["env_steps"])
-            update = int(runner.update)
+            metrics = jax.device_get(metrics)
+            for i, member in enumerate(members):
+                new_rows = chunk_rows(jax.tree.map(lambda x: x[i], metrics), wall_s, chunk * batch / elapsed)
+                rows[i] += new_rows
+                for row in new_rows if logger else []:
+                    prefix = f"{member.name}/" if group_out else ""
+                    logger.log({prefix + k: v for k, v in row.items()}, step=row["env_steps"])
+            print_progress([r[-1] for r in rows], trainer.num_updates, batch)
+            update = len(rows[0])
             if update - saved_at >= config["checkpoint_every"] or update == trainer.num_updates or stop["requested"]:
                 save()
                 saved_at = update
-    if int(runner.update) < trainer.num_updates:
-        print(f"stopped at update {int(runner.update)}; checkpoint written. Continue with: "
-              f"python ppo_mjx.py --resume {out}", flush=True)
+    if len(rows[0]) < trainer.num_updates:
+        print(f"stopped at update {len(rows[0])}; checkpoint written. Continue with: "
+              f"python ppo_mjx.py --resume {group_out or members[0].out}", flush=True)
         return None
-    summary = final_evaluation(env, config, runner, seed, wall_s)
-    runs.atomic_write(eval_path, json.dumps(summary, indent=1))
+    summaries = final_evaluation(env, config, runner, hparams, [m.seed for m in members], wall_s, layout)
+    for member, summary, path in zip(members, summaries, eval_paths):
+        runs.atomic_write(path, json.dumps(summary, indent=1))
+        print(f"evaluation of {member.name} (deterministic): " + "  ".join(
+            f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in summary.items()), flush=True)
+        if logger:
+            prefix = f"{member.name}/" if group_out else ""
+            logger.log({f"{prefix}eval/{k}": v for k, v in summary.items() if isinstance(v, float)},
+                       step=rows[0][-1]["env_steps"])
+    if group_out:
+        write_group_summary(group_out, env, members, summaries, rows)
     if logger:
-        logger.log({f"eval/{k}": v for k, v in summary.items() if isinstance(v, float)}, step=rows[-1]["env_steps"])
         logger.finish()
-    print("evaluation (deterministic): " + "  ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
-                                                      for k, v in summary.items()), flush=True)
-    return summary
+    return summaries
+
+
+def run(env, config, seed, out, resume=False, use_wandb=False):
+    """Train one run into the folder `out` (or continue it), then evaluate: its evaluation summary, or None when
+    stopped by Ctrl-C."""
+    summaries = run_members(env, [Member(os.path.basename(out), config, seed, out, {})], None, resume, use_wandb)
+    return summaries and summaries[0]
 
 
 # ---------------------------------------------------------------- command line
@@ -511,33 +678,77 @@ def parse_overrides(pairs):
 def parse_args(argv):
     parser = argparse.ArgumentParser(description="Train PPO on an MJX dinosaur env (one jitted train function).")
     parser.add_argument("--env", help=f"env name (default trex_stage1), one of: {', '.join(sorted(CONFIGS))}")
-    parser.add_argument("--seed", type=int, help="random seed (default 0)")
+    parser.add_argument("--seed", type=int, help="random seed, the first of --num-seeds (default 0)")
+    parser.add_argument("--num-seeds", type=int, help="train seeds SEED .. SEED+N-1 as one vmapped program")
+    parser.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2,...",
+                        help="train every combination of the swept values (x every seed) as one vmapped program; "
+                             f"repeatable; sweepable: {', '.join(SWEEPABLE)}, reward_weights.*")
     parser.add_argument("--num-envs", type=int, help="parallel envs (config key num_envs)")
     parser.add_argument("--total-timesteps", type=int, help="env steps to train for (config key total_timesteps)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override any config key, e.g. --set lr=1e-4 --set reward_weights.posture=1.0; "
                              "repeatable; the value must have the default's type")
-    parser.add_argument("--out", help="run folder (default results/runs/<env>_seed<seed>_<time>)")
-    parser.add_argument("--resume", metavar="RUN_DIR", help="continue RUN_DIR from its checkpoint, with its config")
+    parser.add_argument("--out", help="run folder (default results/runs/<env>_seed<seed>_<time>), or group folder "
+                                      "with --num-seeds/--sweep")
+    parser.add_argument("--resume", metavar="DIR", help="continue a run or group folder from its checkpoints")
     parser.add_argument("--wandb", action="store_true", help="also log to Weights & Biases (needs `pip install wandb`)")
+    parser.add_argument("--distributed", nargs="?", const="auto", metavar="COORDINATOR,NUM_PROCESSES,PROCESS_ID",
+                        help="this process is one of a multi-host run (start the same command on every host): "
+                             "jax.distributed.initialize() with arguments from Slurm, Open MPI or a TPU pod, or "
+                             "given here, e.g. 10.0.0.1:1234,2,0")
     return parser.parse_args(argv)
 
 
+def start_distributed(spec):
+    """Join a multi-host run: afterwards jax.devices() lists every host's devices, and the run's layout spans them.
+    `spec` is "auto" (the cluster tells) or "COORDINATOR,NUM_PROCESSES,PROCESS_ID"."""
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")  # CPU hosts; GPUs use NCCL
+    if spec == "auto":
+        arguments = ()
+    else:
+        parts = spec.split(",")
+        if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+            raise ConfigError(f"--distributed expects COORDINATOR,NUM_PROCESSES,PROCESS_ID (e.g. 10.0.0.1:1234,2,0), "
+                              f"got '{spec}'")
+        arguments = (parts[0], int(parts[1]), int(parts[2]))
+    try:
+        jax.distributed.initialize(*arguments)
+    except (ValueError, RuntimeError) as error:
+        raise ConfigError(f"--distributed: {str(error).splitlines()[0]}") from None
+
+
+def resume_settings(folder):
+    """(env name, members, group folder or None) of a run folder or a group folder, from their saved configs."""
+    try:
+        group = None
+        if os.path.exists(os.path.join(folder, "group.json")):
+            with open(os.path.join(folder, "group.json")) as f:
+                group = json.load(f)
+        described = group["members"] if group else [dict(name=os.path.basename(folder), seed=None, setting={})]
+        outs = [os.path.join(folder, d["name"]) if group else folder for d in described]
+        saved = []
+        for out in outs:
+            with open(os.path.join(out, "config.json")) as f:
+                saved.append(from_saved(json.load(f)))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ConfigError(f"{folder} is not a run or group folder with readable config.json files "
+                          f"({type(error).__name__})") from None
+    members = [Member(d["name"], get_config(env_name, overrides), seed, out, d["setting"])
+               for d, out, (env_name, seed, overrides) in zip(described, outs, saved)]
+    return saved[0][0], members, folder if group else None
+
+
 def settings_from_args(args):
-    """(env name, config, seed, run folder) from the command line, or from the folder's config.json with --resume."""
+    """(env name, members, group folder or None) from the command line, or from a folder's saved configs with
+    --resume. Several seeds or a sweep make a group: one folder with a run folder per member."""
     if args.resume:
-        given = [flag for flag, value in [("--env", args.env), ("--seed", args.seed), ("--num-envs", args.num_envs),
+        given = [flag for flag, value in [("--env", args.env), ("--seed", args.seed), ("--num-seeds", args.num_seeds),
+                                          ("--sweep", args.sweep or None), ("--num-envs", args.num_envs),
                                           ("--total-timesteps", args.total_timesteps), ("--set", args.set or None),
                                           ("--out", args.out)] if value is not None]
         if given:
-            raise ConfigError(f"--resume continues a run with its saved config; drop {', '.join(given)}")
-        try:
-            with open(os.path.join(args.resume, "config.json")) as f:
-                env_name, seed, saved = from_saved(json.load(f))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-            raise ConfigError(f"{args.resume} is not a run folder with a readable config.json "
-                              f"({type(error).__name__})") from None
-        return env_name, get_config(env_name, saved), seed, args.resume
+            raise ConfigError(f"--resume continues runs with their saved configs; drop {', '.join(given)}")
+        return resume_settings(args.resume)
     overrides = parse_overrides(args.set)
     if args.num_envs is not None:
         overrides["num_envs"] = args.num_envs
@@ -545,21 +756,44 @@ def settings_from_args(args):
         overrides["total_timesteps"] = args.total_timesteps
     env_name = args.env or "trex_stage1"
     seed = 0 if args.seed is None else args.seed
+    num_seeds = 1 if args.num_seeds is None else args.num_seeds
+    if num_seeds < 1:
+        raise ConfigError(f"--num-seeds must be at least 1, got {num_seeds}")
     config = get_config(env_name, overrides)
-    out = args.out or os.path.join(RESULTS_DIR, "runs", f"{env_name}_seed{seed}_{time.strftime('%Y%m%d-%H%M%S')}")
-    return env_name, config, seed, out
+    grid = sweep_grid(parse_sweeps(args.sweep, config))
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    if not args.sweep and num_seeds == 1:
+        out = args.out or os.path.join(RESULTS_DIR, "runs", f"{env_name}_seed{seed}_{stamp}")
+        return env_name, [Member(os.path.basename(out), config, seed, out, {})], None
+    kind = "sweep" if args.sweep else f"{num_seeds}seeds"
+    group_out = args.out or os.path.join(RESULTS_DIR, "runs", f"{env_name}_{kind}_seed{seed}_{stamp}")
+    return env_name, group_members(config, seed, num_seeds, grid, group_out), group_out
+
+
+def group_members(config, seed, num_seeds, grid, group_out):
+    """A member per sweep setting of `grid` and seed (settings outer), each in its run folder under `group_out`."""
+    members = []
+    for setting in grid:
+        member_config = with_overrides(config, setting)
+        for member_seed in range(seed, seed + num_seeds):
+            name = f"{runs.setting_label(setting)}_seed{member_seed}" if setting else f"seed{member_seed}"
+            members.append(Member(name, member_config, member_seed, os.path.join(group_out, name), setting))
+    return members
 
 
 def main(argv=None):
     args = parse_args(argv)
     try:
-        env_name, config, seed, out = settings_from_args(args)
-        check_config(config)
-        summary = run(envs.env_from_config(env_name, config), config, seed, out, args.resume is not None, args.wandb)
+        if args.distributed:
+            start_distributed(args.distributed)
+        env_name, members, group_out = settings_from_args(args)
+        check_config(members[0].config)
+        env = envs.env_from_config(env_name, members[0].config)
+        summaries = run_members(env, members, group_out, args.resume is not None, args.wandb)
     except (ConfigError, runs.CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    if summary is None:
+    if summaries is None:
         sys.exit(130)  # stopped by Ctrl-C, as shells report an interrupted command
 
 

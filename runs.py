@@ -15,6 +15,7 @@ import json
 import os
 import platform
 import tempfile
+import warnings
 
 import flax.serialization
 import jax
@@ -29,7 +30,10 @@ class CheckpointError(ValueError):
 
 
 def atomic_write(path, data):
-    """Write bytes or text to `path` through a synced temporary file and a rename: never a half-written file."""
+    """Write bytes or text to `path` through a synced temporary file and a rename: never a half-written file. In a
+    multi-host run only process 0 writes (every process holds the same values)."""
+    if jax.process_index():
+        return
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
@@ -152,15 +156,31 @@ CURVES = [
 ]
 
 
-def plot_curves(rows, title):
-    """PNG bytes: a panel per CURVES entry against env steps."""
+def figure(rows, cols, size):
+    """A matplotlib figure and its axes, drawn off-screen."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt.subplots(rows, cols, figsize=size, constrained_layout=True)
+
+
+def png(fig, title):
+    """The titled figure as PNG bytes; the figure is closed."""
+    import matplotlib.pyplot as plt
+
+    fig.suptitle(title)
+    out = io.BytesIO()
+    fig.savefig(out, format="png", dpi=80)
+    plt.close(fig)
+    return out.getvalue()
+
+
+def plot_curves(rows, title):
+    """PNG bytes: a panel per CURVES entry against env steps."""
     steps = np.array([row["env_steps"] for row in rows], float)
-    fig, axes = plt.subplots(2, 3, figsize=(15, 7.5), constrained_layout=True)
+    fig, axes = figure(2, 3, (15, 7.5))
     for ax, (name, columns) in zip(axes.flat, CURVES):
         if isinstance(columns, str):
             columns = [c for c in rows[0] if c.startswith(columns)]
@@ -174,8 +194,73 @@ def plot_curves(rows, title):
         ax.grid(alpha=0.3)
         if len(columns) > 1:
             ax.legend(fontsize=7)
-    fig.suptitle(title)
-    out = io.BytesIO()
-    fig.savefig(out, format="png", dpi=80)
-    plt.close(fig)
-    return out.getvalue()
+    return png(fig, title)
+
+
+def setting_label(setting):
+    """A sweep setting ({key: value}) as text for folder names and legends: "lr=0.0003-ent_coef=0.01"."""
+    return "-".join(f"{key}={value!r}" for key, value in setting.items())
+
+
+def iqm(values):
+    """Interquartile mean: the mean after dropping the lowest and the highest quarter (scipy.stats.trim_mean(values,
+    0.25), the IQM of Agarwal et al. 2021): robust to one lucky or unlucky seed, unlike the mean."""
+    values = np.sort(np.asarray(values, float))
+    cut = int(0.25 * len(values))
+    return float(values[cut:len(values) - cut].mean())
+
+
+def rank_settings(members, summaries):
+    """One row per sweep setting (members with equal settings differ only in seed) from each member's final
+    evaluation: return mean, std (ddof 1), IQM, min, max over seeds, mean success rate and episode length. Best IQM
+    first."""
+    groups = {}
+    for member, summary in zip(members, summaries):
+        groups.setdefault(json.dumps(member["setting"]), []).append(summary)
+    table = []
+    for setting, results in groups.items():
+        returns = np.array([r["episode_return"] for r in results])
+        table.append(dict(
+            setting=json.loads(setting), seeds=len(results), return_mean=float(returns.mean()),
+            return_std=float(returns.std(ddof=1)) if len(returns) > 1 else 0.0, return_iqm=iqm(returns),
+            return_min=float(returns.min()), return_max=float(returns.max()),
+            success_rate=float(np.mean([r.get("success_rate", np.nan) for r in results])),
+            episode_length=float(np.mean([r["episode_length"] for r in results]))))
+    table.sort(key=lambda row: -row["return_iqm"])
+    return [dict(rank=i + 1, **row) for i, row in enumerate(table)]
+
+
+def settings_markdown(table):
+    """The ranked settings as a Markdown table."""
+    lines = ["| rank | setting | seeds | return IQM | mean ± std | min | max | success | length |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for row in table:
+        success = f"{row['success_rate']:.3f}" if np.isfinite(row["success_rate"]) else "n/a"
+        lines.append(f"| {row['rank']} | {setting_label(row['setting']) or '(config)'} | {row['seeds']} | "
+                     f"{row['return_iqm']:.2f} | {row['return_mean']:.2f} ± {row['return_std']:.2f} | "
+                     f"{row['return_min']:.2f} | {row['return_max']:.2f} | {success} | "
+                     f"{row['episode_length']:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_group_curves(member_rows, labels, title):
+    """PNG bytes: episode return and length against env steps, a thin line per member and, per setting (`labels`),
+    the mean over its members with a band of one standard deviation."""
+    fig, axes = figure(1, 2, (13, 4.5))
+    for ax, column in zip(axes, ["episode_return", "episode_length"]):
+        for color, label in enumerate(dict.fromkeys(labels)):
+            runs_rows = [rows for rows, lab in zip(member_rows, labels) if lab == label]
+            steps = np.array([row["env_steps"] for row in runs_rows[0]], float)
+            values = np.array([[row[column] for row in rows] for rows in runs_rows], float)
+            for line in values:
+                ax.plot(steps, line, color=f"C{color}", alpha=0.3, linewidth=0.8)
+            with np.errstate(invalid="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # updates in which no episode ended are NaN
+                mean, std = np.nanmean(values, 0), np.nanstd(values, 0)
+            ax.plot(steps, mean, color=f"C{color}", linewidth=2, label=f"{label or 'mean'} ({len(values)} seeds)")
+            ax.fill_between(steps, mean - std, mean + std, color=f"C{color}", alpha=0.2)
+        ax.set_title(column.replace("_", " "))
+        ax.set_xlabel("env steps")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    return png(fig, title)

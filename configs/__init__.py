@@ -1,6 +1,9 @@
 """Config registry: env name -> complete config dict (env settings + PPO hyperparameters)."""
 
+import ast
 import copy
+import itertools
+import math
 
 from configs.trex import TREX_STAGE1
 
@@ -17,8 +20,13 @@ def get_config(name, overrides=None):
     """A deep copy of the named config with `overrides` ({"key": value, "reward_weights.term": value}) applied."""
     if name not in CONFIGS:
         raise ConfigError(f"unknown env '{name}'; valid envs: {', '.join(sorted(CONFIGS))}")
-    config = copy.deepcopy(CONFIGS[name])
-    for key, value in (overrides or {}).items():
+    return with_overrides(CONFIGS[name], overrides or {})
+
+
+def with_overrides(config, overrides):
+    """A deep copy of `config` with `overrides` applied, each checked by `set_key`."""
+    config = copy.deepcopy(config)
+    for key, value in overrides.items():
         set_key(config, key, value)
     return config
 
@@ -60,6 +68,50 @@ def flatten(config, prefix=""):
             yield from flatten(value, f"{prefix}{key}.")
         else:
             yield prefix + key, value
+
+
+# Numeric hyperparameters the trainer reads as traced arrays (ppo_mjx.hyperparameters): members of one compiled
+# program may differ in these. Every other key fixes array shapes or program structure and stays static.
+SWEEPABLE = ("lr", "ent_coef", "clip_eps", "vf_coef", "max_grad_norm", "gamma", "gae_lambda")
+
+
+def is_sweepable(key):
+    return key in SWEEPABLE or key.startswith("reward_weights.")
+
+
+def parse_sweeps(pairs, config):
+    """`KEY=V1,V2,...` strings (brackets optional) -> {key: [values]}, every key sweepable and in `config`, every
+    value a finite number."""
+    sweeps = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"sweep '{pair}' is not KEY=V1,V2,...")
+        if key not in dict(flatten(config)):
+            raise ConfigError(f"unknown config key '{key}' in --sweep")
+        if not is_sweepable(key):
+            raise ConfigError(f"cannot sweep '{key}': it fixes array shapes or program structure, so it must be the "
+                              f"same in every member; sweepable: {', '.join(SWEEPABLE)}, reward_weights.*")
+        if key in sweeps:
+            raise ConfigError(f"--sweep lists '{key}' twice")
+        values = []
+        for item in text.strip().removeprefix("[").removesuffix("]").split(","):
+            try:
+                value = ast.literal_eval(item.strip())
+            except (ValueError, SyntaxError):
+                value = None
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ConfigError(f"sweep '{pair}': '{item.strip()}' is not a finite number")
+            values.append(float(value))
+        if len(set(values)) < len(values):
+            raise ConfigError(f"sweep '{pair}' repeats a value")
+        sweeps[key] = values
+    return sweeps
+
+
+def sweep_grid(sweeps):
+    """Every combination of the swept values, as {key: value} settings (the first key varies slowest)."""
+    return [dict(zip(sweeps, values)) for values in itertools.product(*sweeps.values())]
 
 
 def from_saved(saved):

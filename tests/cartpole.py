@@ -30,10 +30,13 @@ CONFIG = dict(
     reward_weights=dict(upright=1.0, termination=0.0),
 )
 
+# Six updates, a chunk each: the run-folder tests (resume, seeds, sweeps, sharding) compare runs of this config.
+SHORT_CONFIG = dict(CONFIG, total_timesteps=64 * 32 * 6, log_every=1, checkpoint_every=100, eval_episodes=4)
+
 
 def cartpole_task(mj_model):
-    mjx_model = mjx.put_model(mj_model)
-    template = mjx.make_data(mjx_model)
+    mjx_model = envs.put_model(mj_model)
+    template = envs.make_data(mjx_model)
 
     def init(key):
         qpos = jax.random.uniform(key, (2,), minval=-0.05, maxval=0.05)

@@ -20,3 +20,14 @@ def trex():
     """The T-Rex stage-1 env with jitted batched reset/step, compiled once for every test that needs them."""
     env = envs.make_env("trex_stage1")
     return dict(env=env, vreset=jax.jit(jax.vmap(env.reset)), vstep=jax.jit(jax.vmap(env.step)))
+
+
+@pytest.fixture(scope="session")
+def cartpole_straight(tmp_path_factory):
+    """A short cartpole run folder (SHORT_CONFIG, seed 0) trained straight through: the reference that resumed,
+    vmapped and sharded runs of the same config are compared with."""
+    from cartpole import SHORT_CONFIG, make_cartpole_env
+
+    out = tmp_path_factory.mktemp("straight")
+    ppo_mjx.run(make_cartpole_env(SHORT_CONFIG), SHORT_CONFIG, 0, str(out))
+    return out

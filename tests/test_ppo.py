@@ -93,33 +93,33 @@ def random_policy_returns(env, episodes, key):
         total = total + jnp.where(ended, 0.0, state.reward)
         return (state, ended | state.terminated | state.truncated, total), None
 
-    state = jax.vmap(env.reset)(jax.random.split(key, episodes))
-    carry = (state, jnp.zeros(episodes, bool), jnp.zeros(episodes))
-    (_, _, total), _ = jax.lax.scan(body, carry, jax.random.split(key, env.config["episode_length"]))
-    return np.asarray(total)
+    @jax.jit
+    def rollout(key):
+        state = jax.vmap(env.reset)(jax.random.split(key, episodes))
+        carry = (state, jnp.zeros(episodes, bool), jnp.zeros(episodes))
+        (_, _, total), _ = jax.lax.scan(body, carry, jax.random.split(key, env.config["episode_length"]))
+        return total
+
+    return np.asarray(rollout(key))
 
 
 def test_ppo_learns_cartpole_beyond_any_random_episode():
+    """Two runs side by side in one program, `jax.vmap(train)(keys, hparams)`, with different seeds and learning
+    rates: both learn. (tests/test_sweeps.py checks that vmapped runs equal their separate runs.)"""
     env = make_cartpole_env()
     random_best = random_policy_returns(env, 256, jax.random.key(1)).max()
-    out = jax.jit(ppo_mjx.make_train(CONFIG, env))(jax.random.key(0))
+    hparams = ppo_mjx.stack([ppo_mjx.hyperparameters(CONFIG), ppo_mjx.hyperparameters(dict(CONFIG, lr=1e-3))])
+    train = ppo_mjx.make_train(CONFIG, env)
+    out = jax.jit(jax.vmap(train))(jax.random.split(jax.random.key(0), 2), hparams)
     runner, metrics = out["runner"], out["metrics"]
-    assert metrics["episode_return"].shape == (CONFIG["total_timesteps"] // (64 * 32),)  # per-update scalars only
+    assert metrics["episode_return"].shape == (2, CONFIG["total_timesteps"] // (64 * 32))  # per-update scalars only
     assert int(metrics["nan_resets"].sum()) == 0
-    policy = ppo_mjx.deterministic_policy(CONFIG, env, runner.train_state.params, runner.normalizer)
-    result, _ = ppo_mjx.evaluate(env, policy, jax.random.key(2), 32)
+
+    def evaluate(params, normalizer):
+        policy = ppo_mjx.deterministic_policy(CONFIG, env, params, normalizer)
+        return ppo_mjx.evaluation_rollout(env, policy, jax.random.key(2), 32)[0]["episode_return"]
+
+    returns = np.asarray(jax.jit(jax.vmap(evaluate))(runner.train_state.params, runner.normalizer))
     # Every deterministic episode beats the best of 256 random ones (random: ~20 on average, ~100 at best).
-    assert result["episode_return"].min() > random_best, (result["episode_return"], random_best)
-    assert result["episode_return"].mean() >= 150.0
-
-
-def test_train_vmaps_over_seeds_like_separate_runs():
-    config = dict(CONFIG, total_timesteps=64 * 32 * 3)
-    train = ppo_mjx.make_train(config, make_cartpole_env(config))
-    keys = jax.random.split(jax.random.key(0), 2)
-    together = jax.jit(jax.vmap(train))(keys)["metrics"]
-    train_one = jax.jit(train)
-    for i, key in enumerate(keys):
-        alone = train_one(key)["metrics"]
-        for name in ["episode_return", "value_loss", "approx_kl"]:
-            np.testing.assert_allclose(together[name][i], alone[name], rtol=1e-3, atol=1e-5)
+    assert returns.min() > random_best, (returns, random_best)
+    assert returns.mean(1).min() >= 150.0, returns.mean(1)

@@ -35,13 +35,13 @@ def test_posture_squared_norm_and_fallen():
 def balance():
     config = get_config("trex_stage1")
     mj_model = envs.load_model(config)
-    mjx_model = mjx.put_model(mj_model)
+    mjx_model = envs.put_model(mj_model)
     task = envs.balance_task(config, mj_model, mjx_model)
     home = mj_model.keyframe("home").qpos
 
     @jax.jit
     def reward(qpos):
-        data = mjx.kinematics(mjx_model, mjx.make_data(mjx_model).replace(qpos=qpos))
+        data = mjx.kinematics(mjx_model, envs.make_data(mjx_model).replace(qpos=qpos))
         zero = jnp.zeros(mj_model.nu)
         terms = task.reward_terms(data, zero, zero)
         return sum(config["reward_weights"][k] * v for k, v in terms.items()), terms, task.is_terminated(data)

@@ -16,7 +16,7 @@ import envs
 import evaluate
 import ppo_mjx
 import runs
-from cartpole import CONFIG, make_cartpole_env
+from cartpole import SHORT_CONFIG, make_cartpole_env
 
 
 def small_tree(rows=3):
@@ -77,31 +77,26 @@ def test_truncated_or_corrupted_checkpoint_is_refused(tmp_path):
         runs.read_checkpoint(str(path))
 
 
-RESUME_CONFIG = dict(CONFIG, total_timesteps=64 * 32 * 6, log_every=1, checkpoint_every=100, eval_episodes=4)
-
-
 @pytest.fixture(scope="module")
-def cartpole_runs(tmp_path_factory):
-    """The same cartpole run twice: straight through, and stopped by a real SIGINT after update 3, then resumed."""
-    env = make_cartpole_env(RESUME_CONFIG)
-    straight, stopped = tmp_path_factory.mktemp("straight"), tmp_path_factory.mktemp("stopped")
-    ppo_mjx.run(env, RESUME_CONFIG, 0, str(straight))
-
+def cartpole_runs(tmp_path_factory, cartpole_straight):
+    """The straight cartpole run, and the same run stopped by a real SIGINT after update 3, then resumed."""
+    env = make_cartpole_env(SHORT_CONFIG)
+    stopped = tmp_path_factory.mktemp("stopped")
     print_progress = ppo_mjx.print_progress
 
-    def ctrl_c_after_update_3(row, *args):
-        print_progress(row, *args)
-        if row["update"] == 3:
+    def ctrl_c_after_update_3(latest, *args):
+        print_progress(latest, *args)
+        if latest[0]["update"] == 3:
             os.kill(os.getpid(), signal.SIGINT)
 
     ppo_mjx.print_progress = ctrl_c_after_update_3
     try:
-        interrupted = ppo_mjx.run(env, RESUME_CONFIG, 0, str(stopped))
+        interrupted = ppo_mjx.run(env, SHORT_CONFIG, 0, str(stopped))
     finally:
         ppo_mjx.print_progress = print_progress
     at_stop = runs.read_checkpoint(str(stopped / runs.CHECKPOINT))
-    ppo_mjx.run(env, RESUME_CONFIG, 0, str(stopped), resume=True)
-    return dict(env=env, straight=straight, stopped=stopped, interrupted=interrupted, at_stop=at_stop)
+    ppo_mjx.run(env, SHORT_CONFIG, 0, str(stopped), resume=True)
+    return dict(env=env, straight=cartpole_straight, stopped=stopped, interrupted=interrupted, at_stop=at_stop)
 
 
 def test_ctrl_c_stops_cleanly_with_a_checkpoint(cartpole_runs):
@@ -133,7 +128,7 @@ def test_resumed_run_equals_the_straight_run(cartpole_runs):
 
 
 def test_resume_refuses_a_checkpoint_of_another_config(cartpole_runs, tmp_path):
-    other = dict(RESUME_CONFIG, critic_hidden=(32,))
+    other = dict(SHORT_CONFIG, critic_hidden=(32,))
     (tmp_path / runs.CHECKPOINT).write_bytes((cartpole_runs["straight"] / runs.CHECKPOINT).read_bytes())
     with pytest.raises(runs.CheckpointError, match="config differs"):
         ppo_mjx.run(cartpole_runs["env"], other, 0, str(tmp_path), resume=True)
@@ -142,7 +137,7 @@ def test_resume_refuses_a_checkpoint_of_another_config(cartpole_runs, tmp_path):
 def test_evaluation_refuses_a_checkpoint_of_another_env(cartpole_runs):
     path = str(cartpole_runs["straight"] / runs.CHECKPOINT)
     env_name, config, checkpoint = evaluate.checkpoint_settings(path, "trex_stage1", {})
-    assert env_name == "trex_stage1" and config["actor_hidden"] == tuple(RESUME_CONFIG["actor_hidden"])
+    assert env_name == "trex_stage1" and config["actor_hidden"] == tuple(SHORT_CONFIG["actor_hidden"])
     expected = (r"\(env 'cartpole', actor_hidden \(256, 256\), critic_hidden \(256, 256\)\) does not fit env "
                 r"'trex_stage1': \['normalizer'\]\.mean is \(4,\) float32 in the checkpoint, \(56,\) float32 expected")
     with pytest.raises(runs.CheckpointError, match=expected):

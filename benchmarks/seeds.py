@@ -1,0 +1,94 @@
+"""Time N seeds trained as one vmapped program against N times one seed, on one machine, and write the figures to
+results/seeds_vmap_<env>_<backend>_<num_envs>envs_<N>seeds.json.
+
+    python benchmarks/seeds.py --env trex_stage1 --num-envs 64 --num-seeds 8 --updates 5
+
+Both programs are the CLI's: `run_updates` vmapped over members and laid out over the local devices as
+`ppo_mjx.run_members` does, one for a single seed and one for N. Each is compiled first (compile time recorded), then
+called `--repeats` times alternately for `--updates` updates; medians are compared. Speedup = N x (one seed's time) /
+(N seeds' time): above 1 the vmapped program is cheaper than N runs one after another.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+import envs  # noqa: E402
+import ppo_mjx  # noqa: E402
+import runs  # noqa: E402
+from configs import get_config  # noqa: E402
+
+
+def compiled_updates(trainer, config, num_members, updates):
+    """(compiled program, runner, hparams, compile seconds) for `num_members` seeds of `config`."""
+    layout = ppo_mjx.member_layout(trainer, config, range(num_members), jax.devices())
+    runner = ppo_mjx.init_members(trainer, range(num_members), layout)
+    hparams = jax.device_put(ppo_mjx.stack([ppo_mjx.hyperparameters(config)] * num_members), layout.hparams)
+    start = time.perf_counter()
+    program = ppo_mjx.compile_updates(trainer, layout, runner, hparams, updates)
+    return program, runner, hparams, time.perf_counter() - start
+
+
+def timed(program, runner, hparams):
+    """Seconds for one call, and the runner after it (so repeated calls keep training, as a real run does)."""
+    start = time.perf_counter()
+    runner, _ = jax.block_until_ready(program(runner, hparams))
+    return time.perf_counter() - start, runner
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="trex_stage1")
+    parser.add_argument("--num-envs", type=int, default=64, help="envs per seed")
+    parser.add_argument("--num-seeds", type=int, default=8)
+    parser.add_argument("--updates", type=int, default=5, help="PPO updates per timed call")
+    parser.add_argument("--repeats", type=int, default=3, help="alternating timed calls of each program")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override, as in ppo_mjx")
+    args = parser.parse_args()
+
+    ppo_mjx.enable_compilation_cache()
+    config = get_config(args.env, {**ppo_mjx.parse_overrides(args.set), "num_envs": args.num_envs})
+    batch = args.num_envs * config["num_steps"]
+    config["total_timesteps"] = batch * args.updates * (args.repeats + 1)
+    env = envs.env_from_config(args.env, config)
+    trainer = ppo_mjx.make_trainer(config, env)
+    one = compiled_updates(trainer, config, 1, args.updates)
+    many = compiled_updates(trainer, config, args.num_seeds, args.updates)
+    one_runner, many_runner = timed(one[0], one[1], one[2])[1], timed(many[0], many[1], many[2])[1]  # warm up
+    one_s, many_s = [], []
+    for _ in range(args.repeats):  # alternate, so that drifting machine load hits both alike
+        seconds, one_runner = timed(one[0], one_runner, one[2])
+        one_s.append(seconds)
+        seconds, many_runner = timed(many[0], many_runner, many[2])
+        many_s.append(seconds)
+    one_t, many_t = float(np.median(one_s)), float(np.median(many_s))
+    steps = batch * args.updates
+    result = dict(
+        env=args.env, num_envs=args.num_envs, num_seeds=args.num_seeds, overrides=args.set,
+        num_steps=config["num_steps"], num_minibatches=config["num_minibatches"], updates_per_call=args.updates,
+        devices=len(jax.devices()), compile_s_one_seed=one[3], compile_s_all_seeds=many[3],
+        seconds_one_seed=one_s, seconds_all_seeds=many_s,
+        env_steps_per_s_one_seed=steps / one_t, env_steps_per_s_all_seeds=args.num_seeds * steps / many_t,
+        speedup_vmapped_over_sequential=args.num_seeds * one_t / many_t,
+        command=" ".join(["python", "benchmarks/seeds.py", *sys.argv[1:]]), date=time.strftime("%Y-%m-%d"),
+        machine=runs.machine())
+    print(json.dumps(result, indent=1))
+    variant = "".join(f"_{o.replace('=', '-')}" for o in args.set)
+    path = os.path.join(ROOT, "results", f"seeds_vmap_{args.env}_{jax.default_backend()}_{args.num_envs}envs_"
+                                         f"{args.num_seeds}seeds{variant}.json")
+    runs.atomic_write(path, json.dumps(result, indent=1) + "\n")
+    print(f"{args.num_seeds} seeds vmapped: {many_t:.2f} s per {args.updates} updates; one seed: {one_t:.2f} s, "
+          f"x{args.num_seeds} = {args.num_seeds * one_t:.2f} s; speedup {args.num_seeds * one_t / many_t:.2f}")
+    print(f"-> {path}")
+
+
+if __name__ == "__main__":
+    main()
