@@ -440,9 +440,16 @@ def compile_updates(trainer, layout, runner, hparams, num):
     return program.lower(runner, hparams).compile()
 
 
-def replicated(tree, layout):
-    """`tree` with a full copy on every device, so that every process can read all of it (across hosts too)."""
-    return jax.jit(lambda tree: tree, out_shardings=layout.replicated)(tree)
+def member_hparams(configs, layout):
+    """The members' `hyperparameters`, stacked and laid out on the devices (from host values, as every process of a
+    multi-host run passes the same global value)."""
+    return jax.device_put(jax.device_get(stack([hyperparameters(c) for c in configs])), layout.hparams)
+
+
+def replicator(layout):
+    """A compiled copy that puts a full copy of a tree on every device, so that every process can read all of it
+    (across hosts too)."""
+    return jax.jit(lambda tree: tree, out_shardings=layout.replicated)
 
 
 def stack(trees):
@@ -579,7 +586,8 @@ def run_members(env, members, group_out=None, resume=False, use_wandb=False, dev
     trainer = make_trainer(config, env)
     batch = config["num_envs"] * config["num_steps"]
     layout = member_layout(trainer, config, [m.seed for m in members], devices or jax.devices())
-    hparams = jax.device_put(jax.device_get(stack([hyperparameters(m.config) for m in members])), layout.hparams)
+    hparams = member_hparams([m.config for m in members], layout)
+    replicated = replicator(layout)  # one compile, reused by every checkpoint
     if group_out and not resume:
         write_group(group_out, env.name, members)
     runner, rows, wall_s = start_or_resume(trainer, env, members, layout, resume)
@@ -595,7 +603,7 @@ def run_members(env, members, group_out=None, resume=False, use_wandb=False, dev
         if use_wandb else None
 
     def save():
-        everything = replicated(runner, layout)
+        everything = replicated(runner)
         for i, member in enumerate(members):
             one = jax.tree.map(lambda x: x[i], everything)
             policy = {"params": one.train_state.params, "normalizer": one.normalizer}

@@ -31,7 +31,7 @@ def compiled_updates(trainer, config, num_members, updates):
     """(compiled program, runner, hparams, compile seconds) for `num_members` seeds of `config`."""
     layout = ppo_mjx.member_layout(trainer, config, range(num_members), jax.devices())
     runner = ppo_mjx.init_members(trainer, range(num_members), layout)
-    hparams = jax.device_put(ppo_mjx.stack([ppo_mjx.hyperparameters(config)] * num_members), layout.hparams)
+    hparams = ppo_mjx.member_hparams([config] * num_members, layout)
     start = time.perf_counter()
     program = ppo_mjx.compile_updates(trainer, layout, runner, hparams, updates)
     return program, runner, hparams, time.perf_counter() - start
