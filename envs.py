@@ -21,9 +21,10 @@ with contextlib.redirect_stdout(io.StringIO()):  # MJX prints "Failed to import 
     from mujoco import mjx
 
 import rewards
-from configs import get_config
+from configs import ConfigError, get_config
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+TARGET_OBS_RANGE = 10.0  # (m) farther targets are observed at this distance, in their direction
 
 
 @struct.dataclass
@@ -48,8 +49,9 @@ class Task:
     observe: Callable  # (data, prev_action) -> observation vector
     action_to_ctrl: Callable  # (action in [-1, 1]) -> actuator controls
     reward_terms: Callable  # (data, action, prev_action) -> {name: unweighted term}; termination is added by the env
-    is_terminated: Callable  # (data) -> bool: the episode failed
+    is_terminated: Callable  # (data) -> bool: the episode failed (the env adds the `termination` penalty)
     measure: Callable  # (data) -> {name: scalar}: metrics logged during training and read by evaluation
+    is_success: Callable = lambda data: jnp.zeros((), bool)  # (data) -> bool: the episode ends, its goal reached
 
 
 @dataclass(frozen=True)
@@ -87,8 +89,14 @@ def make_data(mjx_model):
 
 
 def load_model(config):
-    """The MJCF model with the physics timestep taken from the config."""
-    mj_model = mujoco.MjModel.from_xml_path(os.path.join(MODELS_DIR, config["model"]))
+    """The MJCF model with the physics timestep taken from the config, plus a mocap body `target` (a translucent
+    sphere of the success radius, never colliding) that the tasks place at every reset: the stand point, the far
+    point that sets the heading, or the prey/food. The species' MJCF files stay free of task objects."""
+    spec = mujoco.MjSpec.from_file(os.path.join(MODELS_DIR, config["model"]))
+    target = spec.worldbody.add_body(name="target", mocap=True)
+    target.add_site(name="target", type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[config.get("success_radius", 0.05), 0, 0],
+                    rgba=[0.9, 0.2, 0.1, 0.5])
+    mj_model = spec.compile()
     mj_model.opt.timestep = config["sim_dt"]
     return mj_model
 
@@ -169,12 +177,13 @@ def build_env(name, config, mj_model, task, physics="mjx"):
         data = advance(data)
 
         finite = jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
-        terminated = task.is_terminated(data) | ~finite
+        failed = task.is_terminated(data) | ~finite
+        terminated = failed | task.is_success(data)
         time = state.time + 1
         truncated = (time >= config["episode_length"]) & ~terminated
         terms = task.reward_terms(data, action, state.prev_action)
         terms = {k: jnp.where(finite, weights[k] * v, 0.0) for k, v in terms.items()}
-        terms["termination"] = weights["termination"] * terminated
+        terms["termination"] = weights["termination"] * failed
         reward = sum(terms.values())
         final_obs = jnp.where(finite, task.observe(data, action), 0.0)  # training never sees a NaN
         info = {f"reward/{k}": v for k, v in terms.items()}
@@ -189,7 +198,12 @@ def build_env(name, config, mj_model, task, physics="mjx"):
         prev_action = jnp.where(done, zero_action, action)
         return EnvState(data, obs, reward, terminated, truncated, final_obs, time, prev_action, rng, info)
 
-    observation_size = int(jax.eval_shape(reset, jax.random.key(0)).obs.shape[-1])
+    first = jax.eval_shape(reset, jax.random.key(0))
+    terms = sorted(k.removeprefix("reward/") for k in first.info if k.startswith("reward/"))
+    if terms != sorted(config["reward_weights"]):
+        raise ConfigError(f"env '{name}': reward_weights has {', '.join(sorted(config['reward_weights']))} but the "
+                          f"task's reward terms are {', '.join(terms)}")
+    observation_size = int(first.obs.shape[-1])
     return Env(name, config, mj_model, observation_size, mj_model.nu, reset, step)
 
 
@@ -206,14 +220,30 @@ def lowest_point(data, geom_ids, geom_type, geom_size):
     return jnp.min(data.geom_xpos[geom_ids, 2] - depth)
 
 
-def balance_task(config, mj_model, mjx_model):
-    """Stand upright at home height under random pushes (stage 1). Needs bodies `pelvis`, `head` and keyframe `home`."""
+def rotate_yaw(yaw, quat):
+    """`quat` (w, x, y, z) turned by `yaw` radians about the world z axis."""
+    c, s = jnp.cos(yaw / 2), jnp.sin(yaw / 2)
+    w, x, y, z = quat
+    return jnp.array([c * w - s * z, c * x - s * y, c * y + s * x, c * z + s * w])
+
+
+def legged_task(config, mj_model, mjx_model):
+    """One of the three curriculum stages (`config["task"]`: balance, locomotion, behaviour) for any species model
+    that follows the model conventions (README, "Adding a species"). Every stage places the mocap `target` (see
+    `load_model`) at reset and observes it the same way, so a policy carries over from stage to stage:
+    balance - the target is the start position: stand there under pushes;
+    locomotion - the target is `command_distance` away along a commanded heading: walk toward it;
+    behaviour - the target is `target_distance` ahead, up to `target_lateral` aside, `target_height` up: bring a tip
+    site (`tip_sites`) within `success_radius` of it, which ends the episode with the success bonus."""
+    stage = config["task"]
     home = mj_model.keyframe("home")
     qpos_home, ctrl_home = jnp.array(home.qpos), jnp.array(home.ctrl)
     ctrl_low, ctrl_high = jnp.array(mj_model.actuator_ctrlrange.T)
     joint_low, joint_high = jnp.array(mj_model.jnt_range[1:].T)  # every joint after the free root is a hinge
     pelvis = mj_model.body("pelvis").id
     head = mj_model.body("head").id
+    target_mocap = mj_model.body_mocapid[mj_model.body("target").id]
+    tips = jnp.array([mj_model.site(name).id for name in config.get("tip_sites", ())], int)
     floor_geoms = [i for i in range(mj_model.ngeom) if mj_model.geom_type[i] != mujoco.mjtGeom.mjGEOM_PLANE
                    and (mj_model.geom_contype[i] or mj_model.geom_conaffinity[i])]
     floor_geoms = jnp.array(floor_geoms)
@@ -221,22 +251,55 @@ def balance_task(config, mj_model, mjx_model):
     touch_adr = jnp.array([mj_model.sensor_adr[i] for i in range(mj_model.nsensor)
                            if mj_model.sensor_type[i] == mujoco.mjtSensor.mjSENS_TOUCH])
     template = make_data(mjx_model)
+    home_data = mujoco.MjData(mj_model)
+    mujoco.mj_resetDataKeyframe(mj_model, home_data, home.id)
+    mujoco.mj_kinematics(mj_model, home_data)
+    home_up = jnp.array(home_data.xmat[pelvis].reshape(3, 3)[2])  # world up in the pelvis frame at home
     home_height = float(home.qpos[2])
 
+    def place_target(key, start, yaw):
+        """The target's world position for an episode starting with the pelvis at `start`, facing `yaw`."""
+        if stage == "balance":
+            return start
+        if stage == "locomotion":
+            heading = yaw + jax.random.uniform(key, (), minval=-1.0, maxval=1.0) * config["heading_range"]
+            return start + config["command_distance"] * jnp.array([jnp.cos(heading), jnp.sin(heading), 0.0])
+        distance, lateral, height = jax.random.uniform(
+            key, (3,), minval=jnp.array([config["target_distance"][0], -config["target_lateral"],
+                                         config["target_height"][0]]),
+            maxval=jnp.array([config["target_distance"][1], config["target_lateral"], config["target_height"][1]]))
+        ahead = jnp.array([jnp.cos(yaw), jnp.sin(yaw)])
+        left = jnp.array([-jnp.sin(yaw), jnp.cos(yaw)])
+        return jnp.append(start[:2] + distance * ahead + lateral * left, height)
+
     def init(key):
-        noise_key, yaw_key = jax.random.split(key)
+        noise_key, yaw_key, target_key = jax.random.split(key, 3)
         noise = config["reset_joint_noise"]
         joints = qpos_home[7:] + jax.random.uniform(noise_key, qpos_home[7:].shape, minval=-noise, maxval=noise)
         yaw = jax.random.uniform(yaw_key, (), minval=-jnp.pi, maxval=jnp.pi) * config["reset_yaw"]
-        quat = jnp.array([jnp.cos(yaw / 2), 0.0, 0.0, jnp.sin(yaw / 2)])
-        qpos = jnp.concatenate([qpos_home[:3], quat, jnp.clip(joints, joint_low, joint_high)])
+        qpos = jnp.concatenate([qpos_home[:3], rotate_yaw(yaw, qpos_home[3:7]), jnp.clip(joints, joint_low, joint_high)])
         data = mjx.kinematics(mjx_model, template.replace(qpos=qpos, ctrl=ctrl_home))
         # Rest the lowest foot point exactly on the floor: spawning by height alone penetrates it.
         qpos = qpos.at[2].add(-lowest_point(data, floor_geoms, geom_type, geom_size))
-        return mjx.kinematics(mjx_model, data.replace(qpos=qpos))
+        target = place_target(target_key, qpos[:3], yaw)
+        return mjx.kinematics(mjx_model, data.replace(qpos=qpos, mocap_pos=data.mocap_pos.at[target_mocap].set(target)))
+
+    def facing(data):
+        """Unit horizontal direction of the pelvis x axis."""
+        forward = data.xmat[pelvis, :2, 0]
+        return forward / (jnp.linalg.norm(forward) + 1e-6)
+
+    def to_target(data):
+        """(target minus pelvis position, unit horizontal direction from the pelvis to the target)."""
+        offset = data.mocap_pos[target_mocap] - data.qpos[:3]
+        return offset, offset[:2] / (jnp.linalg.norm(offset[:2]) + 1e-6)
 
     def observe(data, prev_action):
         rot = data.xmat[pelvis]
+        ahead = facing(data)
+        offset, _ = to_target(data)
+        horizontal = jnp.array([ahead @ offset[:2], ahead[0] * offset[1] - ahead[1] * offset[0]])  # ahead, left
+        horizontal *= jnp.minimum(1.0, TARGET_OBS_RANGE / (jnp.linalg.norm(horizontal) + 1e-6))
         return jnp.concatenate([
             -rot[2],  # gravity direction in the pelvis frame
             data.qpos[2:3],  # pelvis height
@@ -246,6 +309,8 @@ def balance_task(config, mj_model, mjx_model):
             data.qvel[6:],  # joint velocities
             (data.sensordata[touch_adr] > 1.0).astype(jnp.float32),  # foot contacts
             prev_action,
+            horizontal,  # target ahead and to the left (m) in the level pelvis frame, at most TARGET_OBS_RANGE away
+            offset[2:],  # target height above the pelvis (m)
         ])
 
     def action_to_ctrl(action):
@@ -253,29 +318,49 @@ def balance_task(config, mj_model, mjx_model):
         reach = jnp.where(action > 0, ctrl_high - ctrl_home, ctrl_home - ctrl_low)
         return ctrl_home + config["action_scale"] * action * reach
 
+    def upright(data):
+        """Cosine of the pelvis tilt away from its home attitude."""
+        return data.xmat[pelvis, 2] @ home_up
+
+    def tip_distance(data):
+        return jnp.min(jnp.linalg.norm(data.site_xpos[tips] - data.mocap_pos[target_mocap], axis=-1))
+
+    def is_success(data):
+        return tip_distance(data) < config["success_radius"] if stage == "behaviour" else jnp.zeros((), bool)
+
     def reward_terms(data, action, prev_action):
-        up_z = data.xmat[pelvis, 2, 2]
-        upright_height = rewards.upright_height(data.qpos[2], home_height, config["height_sigma"], up_z)
-        return dict(
+        upright_height = rewards.upright_height(data.qpos[2], home_height, config["height_sigma"], upright(data))
+        terms = dict(
             upright_height=upright_height,
             posture=upright_height * rewards.posture(data.qpos[7:], qpos_home[7:], config["posture_sigma"]),
-            lin_vel=rewards.squared_norm(data.qvel[:2]),
             ang_vel=rewards.squared_norm(data.qvel[3:6]),
             action_rate=rewards.squared_norm(action - prev_action),
             torque=rewards.squared_norm(data.actuator_force),
         )
+        if stage == "balance":
+            return terms | dict(lin_vel=rewards.squared_norm(data.qvel[:2]))
+        _, heading = to_target(data)
+        terms |= dict(forward_speed=rewards.capped_speed(data.qvel[:2], heading, config["target_speed"]),
+                      facing=facing(data) @ heading)
+        if stage == "locomotion":
+            return terms | dict(lateral_speed=rewards.squared_norm(rewards.across(data.qvel[:2], heading)))
+        return terms | dict(proximity=rewards.proximity(tip_distance(data), config["proximity_sigma"]),
+                            success=is_success(data).astype(jnp.float32))
 
     def is_terminated(data):
-        return rewards.fallen(data.qpos[2], data.xpos[head, 2], data.xmat[pelvis, 2, 2], config["min_pelvis_height"],
+        return rewards.fallen(data.qpos[2], data.xpos[head, 2], upright(data), config["min_pelvis_height"],
                               config["min_head_height"], config["max_tilt"])
 
     def measure(data):
-        heading = data.xmat[pelvis, :2, 0] / (jnp.linalg.norm(data.xmat[pelvis, :2, 0]) + 1e-6)  # pelvis x, level
-        return dict(pelvis_height=data.qpos[2],
-                    standing=(data.qpos[2] >= config["standing_height"]).astype(jnp.float32),
-                    forward_speed=jnp.dot(data.qvel[:2], heading))
+        heading = facing(data) if stage == "balance" else to_target(data)[1]
+        metrics = dict(pelvis_height=data.qpos[2], forward_speed=data.qvel[:2] @ heading)
+        if stage == "balance":
+            return metrics | dict(standing=(data.qpos[2] >= config["standing_height"]).astype(jnp.float32))
+        if stage == "behaviour":
+            return metrics | dict(tip_distance=tip_distance(data), success=is_success(data).astype(jnp.float32))
+        return metrics
 
-    return Task(init, observe, action_to_ctrl, reward_terms, is_terminated, measure)
+    return Task(init, observe, action_to_ctrl, reward_terms, is_terminated, measure, is_success)
 
 
-TASKS = {"balance": balance_task}
+TASKS = {"balance": legged_task, "locomotion": legged_task, "behaviour": legged_task}

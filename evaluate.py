@@ -1,16 +1,16 @@
 """Evaluate a trained policy: metrics in MJX or in plain MuJoCo (sim-to-sim), a video, or MuJoCo's viewer.
 
-    python evaluate.py results/trex_stage1_cpu_seed0                       # MJX, writes eval_mjx.json there
-    python evaluate.py results/trex_stage1_cpu_seed0 --physics mujoco      # plain MuJoCo (C), eval_mujoco.json
-    python evaluate.py results/trex_stage1_cpu_seed0 --episodes 2 --video trex.mp4   # or .gif
-    python evaluate.py results/trex_stage1_cpu_seed0 --viewer              # replay in MuJoCo's viewer (needs a display)
+    python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage1  # MJX, writes eval_mjx.json there
+    python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage1 --physics mujoco  # plain MuJoCo (C), eval_mujoco.json
+    python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage3 --episodes 2 --video trex.mp4  # or .gif
+    python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage2 --viewer  # replay in MuJoCo's viewer (needs a display)
     python evaluate.py --zero-action --env trex_stage1                     # the do-nothing baseline
 
 The deterministic policy (the Gaussian's mean) runs `--episodes` episodes from fresh random starts. Metrics: return,
 episode length, share reaching the time limit, success rate, forward speed and every task metric (its value at the
 episode's end, and `<name>_mean` over the episode). `--physics mujoco` steps the same env in plain MuJoCo (C, float64)
 instead of MJX, with observations, rewards and termination computed by the same code, so the two reports compare the
-simulators alone. Videos replay the recorded joint positions through `mujoco.Renderer`: headless through OSMesa on a
+simulators alone. Videos replay the recorded joint and target positions through `mujoco.Renderer`: headless through OSMesa on a
 CPU (Debian `libosmesa6`) or EGL on an NVIDIA GPU, picked here unless MUJOCO_GL is set.
 """
 
@@ -52,23 +52,24 @@ def checkpoint_settings(path, env_name, overrides):
 
 def checkpoint_policy(path, checkpoint, config, env):
     """The deterministic policy stored in `checkpoint`, checked against the network `config` builds for `env`."""
-    network = ppo_mjx.make_network(config, env)
-    obs = jnp.zeros(env.observation_size)
-    template = {"params": jax.eval_shape(network.init, jax.random.key(0), obs),
-                "normalizer": jax.eval_shape(ppo_mjx.normalizer_init, obs[None])}
-    policy = runs.load_tree(path, checkpoint, "policy", template, env.name)
-    return ppo_mjx.deterministic_policy(config, env, **policy)
+    return ppo_mjx.deterministic_policy(config, env, **ppo_mjx.load_policy(path, checkpoint, config, env))
 
 
-def render_frames(mj_model, qpos, width, height, camera):
-    """RGB frames [T, height, width, 3] of the given joint positions [T, nq]."""
+def set_pose(mj_model, data, pose):
+    """Put a pose (qpos, then the mocap positions, as `ppo_mjx.evaluation_rollout` records them) into `data`."""
+    data.qpos[:] = pose[: mj_model.nq]
+    data.mocap_pos[:] = pose[mj_model.nq:].reshape(-1, 3)
+    mujoco.mj_forward(mj_model, data)
+
+
+def render_frames(mj_model, poses, width, height, camera):
+    """RGB frames [T, height, width, 3] of the given poses [T, nq + 3 nmocap]."""
     data = mujoco.MjData(mj_model)
     camera = camera if mujoco.mj_name2id(mj_model, mujoco.mjtObj.mjOBJ_CAMERA, camera) >= 0 else -1
     frames = []
     with mujoco.Renderer(mj_model, height, width) as renderer:
-        for q in qpos:
-            data.qpos[:] = q
-            mujoco.mj_forward(mj_model, data)
+        for pose in poses:
+            set_pose(mj_model, data, pose)
             renderer.update_scene(data, camera=camera)
             frames.append(renderer.render())
     return np.stack(frames)
@@ -85,22 +86,21 @@ def video_bytes(frames, extension, fps):
         return iio.imwrite("<bytes>", frames, extension=".mp4", fps=fps)
 
 
-def episode_qpos(qpos, lengths, count, every):
-    """The first `count` episodes' joint positions, concatenated, every `every`-th control step."""
-    return np.concatenate([qpos[: int(lengths[i]): every, i] for i in range(min(count, qpos.shape[1]))])
+def episode_poses(poses, lengths, count, every):
+    """The first `count` episodes' poses, concatenated, every `every`-th control step."""
+    return np.concatenate([poses[: int(lengths[i]): every, i] for i in range(min(count, poses.shape[1]))])
 
 
-def replay_in_viewer(mj_model, qpos, ctrl_dt):
-    """Play joint positions [T, nq] in MuJoCo's interactive viewer at real time."""
+def replay_in_viewer(mj_model, poses, ctrl_dt):
+    """Play poses [T, nq + 3 nmocap] in MuJoCo's interactive viewer at real time."""
     import mujoco.viewer
 
     data = mujoco.MjData(mj_model)
     with mujoco.viewer.launch_passive(mj_model, data) as viewer:
-        for q in qpos:
+        for pose in poses:
             if not viewer.is_running():
                 break
-            data.qpos[:] = q
-            mujoco.mj_forward(mj_model, data)
+            set_pose(mj_model, data, pose)
             viewer.sync()
             time.sleep(ctrl_dt)
 
@@ -153,7 +153,7 @@ def main(argv=None):
             raise ConfigError("--viewer needs a display (DISPLAY is not set); use --video instead")
         env, config, policy, description = env_and_policy(args)
         start = time.monotonic()
-        episodes, qpos = ppo_mjx.evaluate(env, policy, jax.random.key(args.seed), args.episodes)
+        episodes, poses = ppo_mjx.evaluate(env, policy, jax.random.key(args.seed), args.episodes)
         summary = ppo_mjx.evaluation_summary(episodes) | dict(
             env=env.name, physics=args.physics, episodes=args.episodes, seed=args.seed, policy=description,
             wall_s=time.monotonic() - start,
@@ -170,13 +170,13 @@ def main(argv=None):
         print(f"wrote {out}")
     if args.video:
         every = max(1, round(1 / (args.fps * config["ctrl_dt"])))
-        filmed = episode_qpos(qpos, episodes["episode_length"], args.video_episodes, every)
+        filmed = episode_poses(poses, episodes["episode_length"], args.video_episodes, every)
         frames = render_frames(env.mj_model, filmed, args.width, args.height, args.camera)
         fps = 1 / (every * config["ctrl_dt"])
         runs.atomic_write(args.video, video_bytes(frames, os.path.splitext(args.video)[1], fps))
         print(f"wrote {args.video}: {len(frames)} frames at {fps:g} fps")
     if args.viewer:
-        replay_in_viewer(env.mj_model, episode_qpos(qpos, episodes["episode_length"], 1, 1), config["ctrl_dt"])
+        replay_in_viewer(env.mj_model, episode_poses(poses, episodes["episode_length"], 1, 1), config["ctrl_dt"])
 
 
 if __name__ == "__main__":

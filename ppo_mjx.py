@@ -36,8 +36,8 @@ from flax.training.train_state import TrainState
 
 import envs
 import runs
-from configs import (CONFIGS, SWEEPABLE, ConfigError, from_saved, get_config, parse_sweeps, sweep_grid,
-                     with_overrides)
+from configs import (CONFIGS, SWEEPABLE, ConfigError, curriculum_stages, flatten, from_saved, get_config,
+                     parse_sweeps, sweep_grid, with_overrides)
 
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
@@ -329,14 +329,15 @@ def deterministic_policy(config, env, params, normalizer):
 
 
 def evaluation_rollout(env, policy, key, num_episodes, reward_weights=None):
-    """`policy` (obs -> action) for one episode in each of `num_episodes` envs; traceable. Returns (episodes, qpos):
+    """`policy` (obs -> action) for one episode in each of `num_episodes` envs; traceable. Returns (episodes, poses):
     per episode its return, length, whether it reached the time limit, each task metric at its last step and its mean
-    over the episode (`<name>_mean`); and qpos [steps, episodes, nq] for rendering (valid below each length)."""
+    over the episode (`<name>_mean`); and poses [steps, episodes, nq + 3 nmocap], qpos then the mocap (target)
+    positions, for rendering (valid below each length)."""
     measures = [k for k in jax.eval_shape(env.reset, key).info if not k.startswith("reward/") and k != "nan_reset"]
 
     def _eval_step(carry, _):
         state, ended, result = carry
-        qpos = state.data.qpos
+        poses = jnp.concatenate([state.data.qpos, state.data.mocap_pos.reshape(num_episodes, -1)], axis=-1)
         state = jax.vmap(env.step, in_axes=(0, 0, None))(state, policy(state.obs), reward_weights)
         live = ~ended
         ends_now = live & (state.terminated | state.truncated)
@@ -349,15 +350,15 @@ def evaluation_rollout(env, policy, key, num_episodes, reward_weights=None):
             **{f"{k}_mean": result[f"{k}_mean"] + jnp.where(live, state.info[k] - result[f"{k}_mean"], 0.0) / length
                for k in measures},
         )
-        return (state, ended | ends_now, result), qpos
+        return (state, ended | ends_now, result), poses
 
     state = jax.vmap(env.reset)(jax.random.split(key, num_episodes))
     zeros = jnp.zeros(num_episodes)
     result = dict(episode_return=zeros, episode_length=zeros, reached_time_limit=zeros.astype(bool),
                   **{k: zeros for k in measures}, **{f"{k}_mean": zeros for k in measures})
-    (_, _, result), qpos = jax.lax.scan(_eval_step, (state, zeros.astype(bool), result), None,
-                                        env.config["episode_length"])
-    return result, qpos
+    (_, _, result), poses = jax.lax.scan(_eval_step, (state, zeros.astype(bool), result), None,
+                                         env.config["episode_length"])
+    return result, poses
 
 
 def evaluate(env, policy, key, num_episodes):
@@ -366,12 +367,34 @@ def evaluate(env, policy, key, num_episodes):
 
 
 def evaluation_summary(episodes):
-    """Means over episodes. `success_rate`: for standing tasks, the share of episodes that reached the time limit with
-    the pelvis at standing height."""
+    """Means over episodes. `success_rate`: for tasks with a goal, the share of episodes that ended reaching it; for
+    standing tasks, the share that reached the time limit with the pelvis at standing height."""
     summary = {k: float(np.mean(v)) for k, v in episodes.items()}
-    if "standing" in episodes:
+    if "success" in episodes:
+        summary["success_rate"] = float(np.mean(episodes["success"] > 0))
+    elif "standing" in episodes:
         summary["success_rate"] = float(np.mean(episodes["reached_time_limit"] & (episodes["standing"] > 0)))
     return summary
+
+
+def evaluation_metric_names(env):
+    """The metric names of `env`'s evaluation summaries (eval.json), found by tracing, not running, an evaluation."""
+    zero_policy = lambda obs: jnp.zeros(obs.shape[:-1] + (env.action_size,))
+    shapes = jax.eval_shape(lambda key: evaluation_rollout(env, zero_policy, key, 1)[0], jax.random.key(0))
+    return sorted(evaluation_summary({k: np.zeros(s.shape, s.dtype) for k, s in shapes.items()}))
+
+
+def policy_template(config, env):
+    """Shapes of a policy ({params, normalizer}) for `env` with `config`'s network."""
+    obs = jnp.zeros(env.observation_size)
+    return {"params": jax.eval_shape(make_network(config, env).init, jax.random.key(0), obs),
+            "normalizer": jax.eval_shape(normalizer_init, obs[None])}
+
+
+def load_policy(path, checkpoint, config, env):
+    """The policy ({params, normalizer}) stored in `checkpoint` (read from `path`), checked against the network
+    `config` builds for `env`."""
+    return runs.load_tree(path, checkpoint, "policy", policy_template(config, env), env.name)
 
 
 # ---------------------------------------------------------------- training runs: members, devices, chunks, checkpoints
@@ -517,13 +540,18 @@ def run_config(env, member):
     return dict(member.config, env=env.name, seed=member.seed)
 
 
-def start_or_resume(trainer, env, members, layout, resume):
+def start_or_resume(trainer, env, members, layout, resume, warm_start=None):
     """(batched runner, each member's metrics rows, training wall time): restored from the members' checkpoints, or
-    a fresh start."""
+    a fresh start, whose params and normalizer are `warm_start`'s ({params, normalizer}) when given."""
     if not resume:
         for member in members:
             runs.atomic_write(os.path.join(member.out, "config.json"), json.dumps(run_config(env, member), indent=1))
-        return init_members(trainer, [m.seed for m in members], layout), [[] for _ in members], 0.0
+        runner = init_members(trainer, [m.seed for m in members], layout)
+        if warm_start:
+            copies = stack([warm_start] * len(members))
+            runner = jax.device_put(runner.replace(train_state=runner.train_state.replace(params=copies["params"]),
+                                                   normalizer=copies["normalizer"]), layout.runner)
+        return runner, [[] for _ in members], 0.0
     runners, rows, wall_s = [], [], 0.0
     for member in members:
         path = os.path.join(member.out, runs.CHECKPOINT)
@@ -541,20 +569,46 @@ def start_or_resume(trainer, env, members, layout, resume):
     return jax.device_put(stack(runners), layout.runner), rows, wall_s
 
 
-def final_evaluation(env, config, runner, hparams, seeds, wall_s, layout):
-    """Every member's deterministic policy over `eval_episodes` fresh episodes (seeds apart from training's), scored
-    with its own reward weights, all members in one vmapped program."""
+def make_evaluation(env, config, layout):
+    """(runner, hparams, seeds) -> every member's evaluation summary: its deterministic policy over `eval_episodes`
+    fresh episodes (seeds apart from training's, the same at every call), scored with its own reward weights, all
+    members in one vmapped program compiled once (gates call it during training, the run's end once more)."""
 
     def evaluate_member(params, normalizer, hp, seed):
         policy = deterministic_policy(config, env, params, normalizer)
         key = jax.random.key(seed + 1_000_000)
         return evaluation_rollout(env, policy, key, config["eval_episodes"], hp["reward_weights"])[0]
 
-    episodes = jax.device_get(jax.jit(jax.vmap(evaluate_member), out_shardings=layout.replicated)(
-        runner.train_state.params, runner.normalizer, hparams, np.asarray(seeds, np.int32)))
-    return [evaluation_summary(jax.tree.map(lambda x: x[i], episodes)) | dict(
-        episodes=config["eval_episodes"], physics="mjx", train_wall_s=wall_s, backend=jax.default_backend(),
-        device=str(jax.devices()[0].device_kind)) for i in range(len(seeds))]
+    program = jax.jit(jax.vmap(evaluate_member), out_shardings=layout.replicated)
+
+    def evaluation(runner, hparams, seeds):
+        episodes = jax.device_get(program(runner.train_state.params, runner.normalizer, hparams,
+                                          np.asarray(seeds, np.int32)))
+        return [evaluation_summary(jax.tree.map(lambda x: x[i], episodes)) | dict(
+            episodes=config["eval_episodes"], physics="mjx", backend=jax.default_backend(),
+            device=str(jax.devices()[0].device_kind)) for i in range(len(seeds))]
+
+    return evaluation
+
+
+def gate_decision(gate, summary, previous):
+    """One gate evaluation: `summary` passes when every metric of `gate["min"]` is at least its threshold; the gate
+    passes when `gate["consecutive"]` evaluations in a row have passed, counting the `previous` decisions."""
+    failing = {k: summary[k] for k, threshold in gate["min"].items() if not summary[k] >= threshold}
+    streak = 0 if failing else (previous[-1]["consecutive"] if previous else 0) + 1
+    return dict(metrics={k: summary[k] for k in gate["min"]}, passed=not failing, consecutive=streak,
+                gate_passed=streak >= gate["consecutive"])
+
+
+def check_gate(gate, env):
+    """ConfigError unless every metric `gate` names is one that `env`'s evaluation reports."""
+    known = evaluation_metric_names(env)
+    unknown = sorted(set(gate["min"]) - set(known))
+    if unknown:
+        raise ConfigError(f"env '{env.name}': the gate names {', '.join(unknown)}, which its evaluation does not "
+                          f"report; metrics: {', '.join(known)}")
+    if gate["consecutive"] < 1 or gate["eval_every"] < 1:
+        raise ConfigError(f"env '{env.name}': gate consecutive and eval_every must be at least 1")
 
 
 def write_group(group_out, env_name, members):
@@ -575,12 +629,16 @@ def write_group_summary(group_out, env, members, summaries, rows):
     print(markdown, flush=True)
 
 
-def run_members(env, members, group_out=None, resume=False, use_wandb=False, devices=None):
+def run_members(env, members, group_out=None, resume=False, use_wandb=False, devices=None, gate=None,
+                warm_start=None):
     """Train `members` as one vmapped program spread over `devices` (default: all), each into its run folder, or
     continue them from their checkpoints; then evaluate each. A group (`group_out` set) also gets group.json,
     curves.png with every member's curve and the mean band, summary.json and summary.md. Each run folder holds
-    config.json, checkpoint.msgpack, metrics.csv, curves.png and, at the end, eval.json. Returns the members'
-    evaluation summaries, or None when stopped by Ctrl-C."""
+    config.json, checkpoint.msgpack, metrics.csv, curves.png and, at the end, eval.json. With a `gate` (see
+    configs/stages.py; one member) the policy is evaluated every `eval_every` updates, each decision appended to
+    gate.json, and training ends early once the gate passes; eval.json then records the outcome. `warm_start`
+    ({params, normalizer}) replaces the fresh params and normalizer. Returns the members' evaluation summaries, or
+    None when stopped by Ctrl-C."""
     enable_compilation_cache()
     config = members[0].config
     trainer = make_trainer(config, env)
@@ -588,9 +646,12 @@ def run_members(env, members, group_out=None, resume=False, use_wandb=False, dev
     layout = member_layout(trainer, config, [m.seed for m in members], devices or jax.devices())
     hparams = member_hparams([m.config for m in members], layout)
     replicated = replicator(layout)  # one compile, reused by every checkpoint
+    evaluation = make_evaluation(env, config, layout)
+    seeds = [m.seed for m in members]
     if group_out and not resume:
         write_group(group_out, env.name, members)
-    runner, rows, wall_s = start_or_resume(trainer, env, members, layout, resume)
+    runner, rows, wall_s = start_or_resume(trainer, env, members, layout, resume, warm_start)
+    decisions, gate_path = [], os.path.join(members[0].out, "gate.json")
     eval_paths = [os.path.join(m.out, "eval.json") for m in members]
     if len(rows[0]) == trainer.num_updates and all(map(os.path.exists, eval_paths)):
         print(f"{group_out or members[0].out} is already trained and evaluated", flush=True)
@@ -616,13 +677,14 @@ def run_members(env, members, group_out=None, resume=False, use_wandb=False, dev
             runs.atomic_write(os.path.join(group_out, "curves.png"), runs.plot_group_curves(
                 rows, [runs.setting_label(m.setting) for m in members], f"{env.name}: {len(members)} runs"))
 
-    saved_at = len(rows[0])
+    saved_at = gated_at = len(rows[0])
     if saved_at < trainer.num_updates:
         start = time.monotonic()
         run_chunk = compile_updates(trainer, layout, runner, hparams, chunk)
         print(f"compiled in {time.monotonic() - start:.0f}s", flush=True)
+    passed = False
     with stop_on_ctrl_c() as stop:
-        while len(rows[0]) < trainer.num_updates and not stop["requested"]:
+        while len(rows[0]) < trainer.num_updates and not stop["requested"] and not passed:
             start = time.monotonic()
             runner, metrics = jax.block_until_ready(run_chunk(runner, hparams))
             elapsed = time.monotonic() - start
@@ -636,14 +698,26 @@ def run_members(env, members, group_out=None, resume=False, use_wandb=False, dev
                     logger.log({prefix + k: v for k, v in row.items()}, step=row["env_steps"])
             print_progress([r[-1] for r in rows], trainer.num_updates, batch)
             update = len(rows[0])
-            if update - saved_at >= config["checkpoint_every"] or update == trainer.num_updates or stop["requested"]:
+            if gate and update - gated_at >= gate["eval_every"]:
+                decisions.append(dict(update=update, env_steps=rows[0][-1]["env_steps"], wall_s=wall_s)
+                                 | gate_decision(gate, evaluation(runner, hparams, seeds)[0], decisions))
+                runs.atomic_write(gate_path, json.dumps(dict(gate=gate, decisions=decisions), indent=1))
+                print(f"gate: {decisions[-1]['metrics']} -> {'pass' if decisions[-1]['passed'] else 'fail'} "
+                      f"({decisions[-1]['consecutive']}/{gate['consecutive']} in a row)", flush=True)
+                passed, gated_at = decisions[-1]["gate_passed"], update
+            if (update - saved_at >= config["checkpoint_every"] or update == trainer.num_updates or stop["requested"]
+                    or passed):
                 save()
                 saved_at = update
-    if len(rows[0]) < trainer.num_updates:
+    if len(rows[0]) < trainer.num_updates and not passed:
         print(f"stopped at update {len(rows[0])}; checkpoint written. Continue with: "
               f"python ppo_mjx.py --resume {group_out or members[0].out}", flush=True)
         return None
-    summaries = final_evaluation(env, config, runner, hparams, [m.seed for m in members], wall_s, layout)
+    summaries = [s | dict(train_wall_s=wall_s, env_steps=r[-1]["env_steps"])
+                 for s, r in zip(evaluation(runner, hparams, seeds), rows)]
+    if gate:
+        summaries[0]["gate"] = dict(passed=passed, evaluations=len(decisions), min=gate["min"],
+                                    consecutive=gate["consecutive"])
     for member, summary, path in zip(members, summaries, eval_paths):
         runs.atomic_write(path, json.dumps(summary, indent=1))
         print(f"evaluation of {member.name} (deterministic): " + "  ".join(
@@ -666,6 +740,89 @@ def run(env, config, seed, out, resume=False, use_wandb=False):
     return summaries and summaries[0]
 
 
+# ---------------------------------------------------------------- curriculum
+
+
+def stage_configs(species, overrides):
+    """(stage env names, their configs) for `species`; each override applies to every stage that has its key."""
+    names = curriculum_stages(species)
+    keys = [dict(flatten(CONFIGS[name])) for name in names]
+    for key in overrides:
+        if not any(key in k for k in keys):
+            raise ConfigError(f"no stage of '{species}' has config key '{key}'")
+    return names, [get_config(name, {k: v for k, v in overrides.items() if k in known})
+                   for name, known in zip(names, keys)]
+
+
+def curriculum_envs(names, configs):
+    """Each stage's env, checked: trainable config, a gate naming metrics its evaluation reports, and the same
+    observation and action sizes in every stage (a policy must carry over)."""
+    stage_envs = []
+    for name, config in zip(names, configs):
+        check_config(config)
+        env = envs.env_from_config(name, config)
+        check_gate(config["gate"], env)
+        first = stage_envs[0] if stage_envs else env
+        if (env.observation_size, env.action_size) != (first.observation_size, first.action_size):
+            raise ConfigError(f"{name} has {env.observation_size} observations and {env.action_size} actions, "
+                              f"{first.name} {first.observation_size} and {first.action_size}: the stages of a "
+                              f"curriculum must share them")
+        stage_envs.append(env)
+    return stage_envs
+
+
+def warm_start_policy(path, config, env):
+    """The previous stage's final policy, for this stage's network, its log std restarted at `warm_start_log_std`
+    so that the policy explores the new task (the normalizer's statistics carry over as they are)."""
+    policy = load_policy(path, runs.read_checkpoint(path), config, env)
+    log_std = jnp.full(env.action_size, config["warm_start_log_std"], jnp.float32)
+    return dict(policy, params={"params": dict(policy["params"]["params"], log_std=log_std)})
+
+
+def stage_record(name, summary):
+    """A stage's line in curriculum.json: the gate's outcome and the final evaluation's main metrics."""
+    return dict(stage=name, gate_passed=summary["gate"]["passed"], env_steps=summary["env_steps"],
+                train_wall_s=summary["train_wall_s"], episode_length=summary["episode_length"],
+                forward_speed=summary.get("forward_speed_mean"), success_rate=summary.get("success_rate"),
+                gate=summary["gate"])
+
+
+def curriculum_markdown(species, records, machine):
+    """The stages as a Markdown table, with where they ran."""
+    lines = [f"# {species} curriculum", "", f"{machine['backend']} ({machine['device']}; {machine['cpu']}), jax "
+             f"{machine['versions']['jax']}, mujoco {machine['versions']['mujoco']}", "",
+             "| stage | steps | wall time (s) | final episode length | forward speed (m/s) | success rate | gate |",
+             "|---|---:|---:|---:|---:|---:|---|"]
+    cell = lambda value: "-" if value is None else f"{value:.2f}"  # stages without the metric
+    for r in records:
+        lines.append(f"| {r['stage']} | {r['env_steps']:,} | {r['train_wall_s']:.0f} | {r['episode_length']:.1f} | "
+                     f"{cell(r['forward_speed'])} | {cell(r['success_rate'])} | "
+                     f"{'passed' if r['gate_passed'] else 'not passed'} |")
+    return "\n".join(lines) + "\n"
+
+
+def run_curriculum(species, seed, out, overrides=None, use_wandb=False):
+    """Train `species` through its stages into `out`/<stage>/ (complete run folders, each with gate.json). A stage
+    ends when its gate passes or its step budget runs out; the next starts from its final params and normalizer.
+    curriculum.json and curriculum.md record every stage's outcome as it ends. Returns the stage records, or None
+    when stopped by Ctrl-C."""
+    names, configs = stage_configs(species, overrides or {})
+    stage_envs = curriculum_envs(names, configs)
+    records, machine = [], runs.machine()
+    for i, (name, config, env) in enumerate(zip(names, configs, stage_envs)):
+        print(f"curriculum {species}: stage {i + 1}/{len(names)}, {name}", flush=True)
+        warm = warm_start_policy(os.path.join(out, names[i - 1], runs.CHECKPOINT), config, env) if i else None
+        summaries = run_members(env, [Member(name, config, seed, os.path.join(out, name), {})], None, False,
+                                use_wandb, gate=config["gate"], warm_start=warm)
+        if summaries is None:
+            return None
+        records.append(stage_record(name, summaries[0]))
+        runs.atomic_write(os.path.join(out, "curriculum.json"),
+                          json.dumps(dict(species=species, seed=seed, machine=machine, stages=records), indent=1))
+        runs.atomic_write(os.path.join(out, "curriculum.md"), curriculum_markdown(species, records, machine))
+    return records
+
+
 # ---------------------------------------------------------------- command line
 
 
@@ -686,6 +843,9 @@ def parse_overrides(pairs):
 def parse_args(argv):
     parser = argparse.ArgumentParser(description="Train PPO on an MJX dinosaur env (one jitted train function).")
     parser.add_argument("--env", help=f"env name (default trex_stage1), one of: {', '.join(sorted(CONFIGS))}")
+    parser.add_argument("--curriculum", action="store_true",
+                        help="--env names a species (trex, velociraptor, brachiosaurus): train its stages in order, "
+                             "each until its gate passes or its step budget runs out, warm-starting from the last")
     parser.add_argument("--seed", type=int, help="random seed, the first of --num-seeds (default 0)")
     parser.add_argument("--num-seeds", type=int, help="train seeds SEED .. SEED+N-1 as one vmapped program")
     parser.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2,...",
@@ -746,6 +906,16 @@ def resume_settings(folder):
     return saved[0][0], members, folder if group else None
 
 
+def overrides_from_args(args):
+    """The config overrides --set, --num-envs and --total-timesteps ask for."""
+    overrides = parse_overrides(args.set)
+    if args.num_envs is not None:
+        overrides["num_envs"] = args.num_envs
+    if args.total_timesteps is not None:
+        overrides["total_timesteps"] = args.total_timesteps
+    return overrides
+
+
 def settings_from_args(args):
     """(env name, members, group folder or None) from the command line, or from a folder's saved configs with
     --resume. Several seeds or a sweep make a group: one folder with a run folder per member."""
@@ -757,11 +927,7 @@ def settings_from_args(args):
         if given:
             raise ConfigError(f"--resume continues runs with their saved configs; drop {', '.join(given)}")
         return resume_settings(args.resume)
-    overrides = parse_overrides(args.set)
-    if args.num_envs is not None:
-        overrides["num_envs"] = args.num_envs
-    if args.total_timesteps is not None:
-        overrides["total_timesteps"] = args.total_timesteps
+    overrides = overrides_from_args(args)
     env_name = args.env or "trex_stage1"
     seed = 0 if args.seed is None else args.seed
     num_seeds = 1 if args.num_seeds is None else args.num_seeds
@@ -789,15 +955,33 @@ def group_members(config, seed, num_seeds, grid, group_out):
     return members
 
 
+def curriculum_from_args(args):
+    """(species, seed, curriculum folder, overrides) for --curriculum."""
+    refused = [flag for flag, value in [("--num-seeds", args.num_seeds), ("--sweep", args.sweep or None),
+                                        ("--resume", args.resume), ("--distributed", args.distributed)]
+               if value is not None]
+    if refused:
+        raise ConfigError(f"--curriculum trains one run stage by stage; drop {', '.join(refused)}")
+    if not args.env:
+        raise ConfigError("--curriculum needs --env SPECIES, e.g. --env trex")
+    seed = 0 if args.seed is None else args.seed
+    out = args.out or os.path.join(RESULTS_DIR, "runs",
+                                   f"{args.env}_curriculum_seed{seed}_{time.strftime('%Y%m%d-%H%M%S')}")
+    return args.env, seed, out, overrides_from_args(args)
+
+
 def main(argv=None):
     args = parse_args(argv)
     try:
-        if args.distributed:
-            start_distributed(args.distributed)
-        env_name, members, group_out = settings_from_args(args)
-        check_config(members[0].config)
-        env = envs.env_from_config(env_name, members[0].config)
-        summaries = run_members(env, members, group_out, args.resume is not None, args.wandb)
+        if args.curriculum:
+            summaries = run_curriculum(*curriculum_from_args(args), use_wandb=args.wandb)
+        else:
+            if args.distributed:
+                start_distributed(args.distributed)
+            env_name, members, group_out = settings_from_args(args)
+            check_config(members[0].config)
+            env = envs.env_from_config(env_name, members[0].config)
+            summaries = run_members(env, members, group_out, args.resume is not None, args.wandb)
     except (ConfigError, runs.CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)

@@ -22,3 +22,18 @@ def squared_norm(x):
 def fallen(pelvis_height, head_height, up_z, min_pelvis_height, min_head_height, max_tilt):
     """The body is down: pelvis or head too low, or the pelvis tilted past `max_tilt` radians."""
     return (pelvis_height < min_pelvis_height) | (head_height < min_head_height) | (up_z < jnp.cos(max_tilt))
+
+
+def capped_speed(velocity, direction, max_speed):
+    """Speed along the unit `direction`, capped at `max_speed` (running faster earns nothing more)."""
+    return jnp.minimum(velocity @ direction, max_speed)
+
+
+def across(velocity, direction):
+    """The part of `velocity` perpendicular to the unit `direction`."""
+    return velocity - (velocity @ direction) * direction
+
+
+def proximity(distance, sigma):
+    """1 at the target, decaying with the squared distance over `sigma`."""
+    return jnp.exp(-jnp.square(distance / sigma))

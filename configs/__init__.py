@@ -5,11 +5,11 @@ import copy
 import itertools
 import math
 
-from configs.trex import TREX_STAGE1
+from configs.brachiosaurus import BRACHIOSAURUS_STAGES
+from configs.trex import TREX_STAGES
+from configs.velociraptor import VELOCIRAPTOR_STAGES
 
-CONFIGS = {
-    "trex_stage1": TREX_STAGE1,
-}
+CONFIGS = {**TREX_STAGES, **VELOCIRAPTOR_STAGES, **BRACHIOSAURUS_STAGES}
 
 
 class ConfigError(ValueError):
@@ -21,6 +21,18 @@ def get_config(name, overrides=None):
     if name not in CONFIGS:
         raise ConfigError(f"unknown env '{name}'; valid envs: {', '.join(sorted(CONFIGS))}")
     return with_overrides(CONFIGS[name], overrides or {})
+
+
+def curriculum_stages(name):
+    """The env names of `name`'s stages in order ("trex" -> trex_stage1, trex_stage2, trex_stage3)."""
+    stages = []
+    while f"{name}_stage{len(stages) + 1}" in CONFIGS:
+        stages.append(f"{name}_stage{len(stages) + 1}")
+    if not stages:
+        species = sorted({n.rsplit("_stage", 1)[0] for n in CONFIGS if "_stage" in n})
+        raise ConfigError(f"no stage configs for '{name}' (expected {name}_stage1, ...); species with a curriculum: "
+                          f"{', '.join(species)}")
+    return stages
 
 
 def with_overrides(config, overrides):

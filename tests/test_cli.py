@@ -27,7 +27,14 @@ def assert_one_line_error(result, message):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--env", "trex_stage9"], "unknown env 'trex_stage9'; valid envs: trex_stage1"),
+    (["--env", "trex_stage9"], "unknown env 'trex_stage9'; valid envs: brachiosaurus_stage1, brachiosaurus_stage2"),
+    (["--env", "trex_stage1", "--curriculum"], "no stage configs for 'trex_stage1' (expected trex_stage1_stage1, ...); "
+                                               "species with a curriculum: brachiosaurus, trex, velociraptor"),
+    (["--env", "stegosaurus", "--curriculum"], "no stage configs for 'stegosaurus'"),
+    (["--curriculum"], "--curriculum needs --env SPECIES, e.g. --env trex"),
+    (["--env", "trex", "--curriculum", "--num-seeds", "2", "--resume", ROOT],
+     "--curriculum trains one run stage by stage; drop --num-seeds, --resume"),
+    (["--env", "trex", "--curriculum", "--set", "learning_rate=0.1"], "no stage of 'trex' has config key 'learning_rate'"),
     (["--set", "learning_rate=0.1"], "unknown config key 'learning_rate'"),
     (["--set", "reward_weights.nope=1.0"], "unknown config key 'reward_weights.nope'"),
     (["--set", "lr=fast"], "config key 'lr' expects float, got 'fast'"),

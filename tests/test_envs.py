@@ -1,4 +1,4 @@
-"""The T-Rex model and the stage-1 env: shapes, jit/vmap, determinism, resets, termination, NaN guard, standing."""
+"""The stage-1 env on the T-Rex: shapes, jit/vmap, determinism, resets, termination, NaN guard."""
 
 import jax
 import jax.numpy as jnp
@@ -6,67 +6,9 @@ import mujoco
 import numpy as np
 
 import envs
-from configs import get_config
+from test_species import floor_contacts_only
 
-STAND_SECONDS = 5.0
 BATCH = 4
-
-
-def test_model_scale_and_conventions():
-    mj_model = envs.load_model(get_config("trex_stage1"))
-    home = mj_model.keyframe("home")
-    assert 80.0 <= mj_model.body_subtreemass[0] <= 90.0
-    assert 0.85 <= home.qpos[2] <= 0.95
-    assert mj_model.nu == 14 and mj_model.nq == 7 + 14
-    for name in ["jaw_tip", "tail_tip"]:
-        assert mj_model.site(name).id >= 0
-    for kind in (mujoco.mjtGeom.mjGEOM_MESH, mujoco.mjtGeom.mjGEOM_HFIELD, mujoco.mjtGeom.mjGEOM_SDF):
-        assert kind not in mj_model.geom_type  # primitive geoms only
-
-
-def floor_contacts_only(mj_model, data):
-    """True when every active contact is between the floor and a foot geom."""
-    floor = mj_model.geom("floor").id
-    foot_bodies = {mj_model.body(n).id for n in ["l_foot", "l_toes", "r_foot", "r_toes"]}
-    for c in data.contact[: data.ncon]:
-        other = c.geom2 if c.geom1 == floor else c.geom1 if c.geom2 == floor else None
-        if other is None or mj_model.geom_bodyid[other] not in foot_bodies:
-            return False
-    return True
-
-
-def test_stands_by_itself_in_mujoco_with_only_foot_contacts():
-    mj_model = envs.load_model(get_config("trex_stage1"))
-    data = mujoco.MjData(mj_model)
-    mujoco.mj_resetDataKeyframe(mj_model, data, mj_model.keyframe("home").id)
-    mujoco.mj_forward(mj_model, data)
-    start = data.qpos[2]
-    worst = 0.0
-    for _ in range(int(STAND_SECONDS / mj_model.opt.timestep)):
-        mujoco.mj_step(mj_model, data)
-        worst = max(worst, abs(data.qpos[2] - start))
-        assert floor_contacts_only(mj_model, data)
-    assert worst < 0.05
-    assert data.ncon > 0  # it stands on its feet, not in the air
-
-
-def test_stands_by_itself_in_mjx_under_zero_action():
-    env = envs.make_env("trex_stage1", reset_joint_noise=0.0, reset_yaw=False, push_interval=0)
-    steps = int(STAND_SECONDS / env.config["ctrl_dt"])
-
-    @jax.jit
-    def rollout(key):
-        state = env.reset(key)
-
-        def body(state, _):
-            state = env.step(state, jnp.zeros(env.action_size))
-            return state, (state.data.qpos[2], state.terminated | state.truncated)
-
-        return state.data.qpos[2], jax.lax.scan(body, state, None, steps)[1]
-
-    start, (heights, ended) = rollout(jax.random.key(0))
-    assert not ended.any()
-    assert np.abs(np.asarray(heights) - float(start)).max() < 0.05
 
 
 def test_shapes_jit_vmap_and_determinism(trex):

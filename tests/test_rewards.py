@@ -36,7 +36,7 @@ def balance():
     config = get_config("trex_stage1")
     mj_model = envs.load_model(config)
     mjx_model = envs.put_model(mj_model)
-    task = envs.balance_task(config, mj_model, mjx_model)
+    task = envs.legged_task(config, mj_model, mjx_model)
     home = mj_model.keyframe("home").qpos
 
     @jax.jit
@@ -69,3 +69,14 @@ def test_standing_beats_crouching_sitting_and_lying(balance):
     assert float(stand) > float(crouch) > float(sit) >= float(lie)
     assert float(lie_terms["upright_height"]) < 1e-3 and float(lie_terms["posture"]) < 1e-3  # nothing to farm
     assert not bool(stand_down) and bool(lie_down)
+
+
+def test_speed_and_proximity_terms():
+    heading = jnp.array([0.6, 0.8])
+    assert float(rewards.capped_speed(jnp.array([3.0, 4.0]), heading, 10.0)) == pytest.approx(5.0)
+    assert float(rewards.capped_speed(jnp.array([3.0, 4.0]), heading, 2.0)) == pytest.approx(2.0)
+    assert float(rewards.capped_speed(jnp.array([-3.0, -4.0]), heading, 2.0)) == pytest.approx(-5.0)  # no floor
+    np.testing.assert_allclose(rewards.across(jnp.array([3.0, 4.0]), heading), [0.0, 0.0], atol=1e-6)
+    np.testing.assert_allclose(rewards.across(jnp.array([-0.8, 0.6]), heading), [-0.8, 0.6], atol=1e-6)
+    assert float(rewards.proximity(0.0, 0.5)) == 1.0
+    assert float(rewards.proximity(0.5, 0.5)) == pytest.approx(np.exp(-1.0))

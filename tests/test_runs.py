@@ -139,7 +139,7 @@ def test_evaluation_refuses_a_checkpoint_of_another_env(cartpole_runs):
     env_name, config, checkpoint = evaluate.checkpoint_settings(path, "trex_stage1", {})
     assert env_name == "trex_stage1" and config["actor_hidden"] == tuple(SHORT_CONFIG["actor_hidden"])
     expected = (r"\(env 'cartpole', actor_hidden \(256, 256\), critic_hidden \(256, 256\)\) does not fit env "
-                r"'trex_stage1': \['normalizer'\]\.mean is \(4,\) float32 in the checkpoint, \(56,\) float32 expected")
+                r"'trex_stage1': \['normalizer'\]\.mean is \(4,\) float32 in the checkpoint, \(59,\) float32 expected")
     with pytest.raises(runs.CheckpointError, match=expected):
         evaluate.checkpoint_policy(path, checkpoint, config, envs.make_env("trex_stage1"))
 
@@ -149,8 +149,8 @@ def test_zero_action_stands_full_episodes_in_mjx_and_plain_mujoco():
     summaries = {}
     for physics in ("mjx", "mujoco"):
         env = envs.make_env("trex_stage1", physics, episode_length=50, push_interval=0)
-        episodes, qpos = ppo_mjx.evaluate(env, lambda obs: jnp.zeros(obs.shape[:-1] + (14,)), jax.random.key(0), 3)
-        assert qpos.shape == (50, 3, env.mj_model.nq)
+        episodes, poses = ppo_mjx.evaluate(env, lambda obs: jnp.zeros(obs.shape[:-1] + (14,)), jax.random.key(0), 3)
+        assert poses.shape == (50, 3, env.mj_model.nq + 3)  # qpos, then the target's position
         summaries[physics] = summary = ppo_mjx.evaluation_summary(episodes)
         assert summary["episode_length"] == 50 and summary["reached_time_limit"] == 1.0
         assert summary["success_rate"] == 1.0 and abs(summary["forward_speed_mean"]) < 0.1  # settling, not walking
@@ -162,8 +162,9 @@ def test_zero_action_stands_full_episodes_in_mjx_and_plain_mujoco():
 def test_headless_video_has_the_frames_rendered(tmp_path, extension):
     env = envs.make_env("trex_stage1")
     home = env.mj_model.keyframe("home").qpos
-    qpos = np.stack([home + np.r_[0.0, 0.0, 0.0, np.zeros(4), np.full(14, 0.02 * t)] for t in range(7)])
-    frames = evaluate.render_frames(env.mj_model, qpos, 160, 128, "track")
+    target = [1.0, 0.0, 1.0]
+    poses = np.stack([np.r_[home + np.r_[np.zeros(7), np.full(14, 0.02 * t)], target] for t in range(7)])
+    frames = evaluate.render_frames(env.mj_model, poses, 160, 128, "track")
     assert frames.shape == (7, 128, 160, 3) and frames.std() > 10  # not a blank image
     assert np.abs(frames[0].astype(int) - frames[-1]).mean() > 0.1  # the pose change shows
     path = tmp_path / f"video{extension}"

@@ -1,0 +1,96 @@
+"""The three curriculum stages every species goes through. `species_stages` merges the PPO hyperparameters, a stage's
+settings and a species' body settings into one complete config per stage.
+
+Gates (`gate`): during training the deterministic policy is evaluated every `eval_every` updates (at the end of a
+progress chunk, see `log_every`) on `eval_episodes` episodes; an evaluation passes when every metric in `min` is at
+least its threshold; the stage ends when `consecutive` evaluations in a row pass, or when `total_timesteps` (the
+stage's step budget) runs out. Metric names are those of eval.json (e.g. success_rate, reached_time_limit,
+episode_length, forward_speed_mean).
+"""
+
+import copy
+
+from configs.ppo import PPO
+
+BALANCE = dict(
+    task="balance",  # stage 1: stand where you started, under random pushes
+    total_timesteps=20_000_000,  # step budget of the stage
+    episode_length=500,  # control steps before time-limit truncation (10 s at 50 Hz)
+    push_interval=100,  # control steps between random pushes (0 = no pushes); 2 s at 50 Hz
+    push_speed=0.3,  # magnitude (m/s) of the horizontal velocity kick of a push
+    reward_weights=dict(
+        upright_height=1.0,  # standing at home height, upright; ~0 when lying, sitting or crouching
+        posture=0.5,  # closeness to the home pose, only paid while standing
+        lin_vel=-0.5,  # horizontal pelvis speed squared (stand still)
+        ang_vel=-0.05,  # pelvis angular speed squared
+        action_rate=-0.05,  # squared change of action between steps (smoothness, against bouncing)
+        torque=-1e-6,  # squared actuator forces (energy)
+        termination=-10.0,  # paid once when the episode terminates by a fall, never on truncation or success
+    ),
+    gate=dict(min=dict(success_rate=0.9), consecutive=3, eval_every=10),  # zero action: 0.83 on the T-Rex
+)
+
+LOCOMOTION = dict(
+    task="locomotion",  # stage 2: walk toward a far target along a commanded heading
+    total_timesteps=50_000_000,
+    episode_length=500,
+    push_interval=100,
+    push_speed=0.3,
+    warm_start_log_std=-1.0,  # the policy's log std restarts here when warm-started: explore the new task
+    command_distance=100.0,  # the target (m) sits this far away: its direction is the commanded heading
+    heading_range=0.8,  # the heading is drawn within +-this (rad) of the start facing
+    reward_weights=dict(
+        forward_speed=1.0,  # pelvis speed (m/s) toward the target, capped at `target_speed`
+        lateral_speed=-0.2,  # squared pelvis speed across the heading
+        facing=0.2,  # cosine between the pelvis facing and the heading
+        upright_height=0.5,
+        posture=0.1,  # loose: walking needs the legs away from home
+        ang_vel=-0.02,
+        action_rate=-0.05,
+        torque=-1e-6,
+        termination=-10.0,
+    ),
+    gate=dict(min=dict(forward_speed_mean=2.0, reached_time_limit=0.75), consecutive=3, eval_every=10),
+)
+
+BEHAVIOUR = dict(
+    task="behaviour",  # stage 3: bring a tip (jaw, claw, head) to a target placed at random every episode
+    total_timesteps=50_000_000,
+    episode_length=500,
+    push_interval=0,
+    push_speed=0.3,
+    warm_start_log_std=-1.0,
+    target_distance=(2.0, 8.0),  # range (m) of the target's distance ahead of the start position
+    target_lateral=1.5,  # the target sits up to +-this (m) to the side
+    proximity_sigma=1.0,  # width (m) of the reward bump around the target for the tip
+    reward_weights=dict(
+        forward_speed=0.5,  # speed toward the target, capped at `target_speed`
+        facing=0.2,
+        proximity=1.0,  # exp(-(tip distance / proximity_sigma)^2)
+        success=50.0,  # paid once when a tip comes within `success_radius`; the episode then ends
+        upright_height=0.5,
+        posture=0.05,
+        ang_vel=-0.02,
+        action_rate=-0.05,
+        torque=-1e-6,
+        termination=-10.0,
+    ),
+    gate=dict(min=dict(success_rate=0.5), consecutive=3, eval_every=10),
+)
+
+STAGES = (BALANCE, LOCOMOTION, BEHAVIOUR)
+
+
+def merge(base, changes):
+    """A deep copy of `base` with `changes` applied, nested dicts merged key by key."""
+    merged = copy.deepcopy(base)
+    for key, value in changes.items():
+        merged[key] = merge(merged[key], value) if isinstance(value, dict) and key in merged else copy.deepcopy(value)
+    return merged
+
+
+def species_stages(species, body, stage_changes=({}, {}, {})):
+    """{"<species>_stage1": config, ...}: PPO hyperparameters + stage settings + `body`, then each stage's own
+    `stage_changes` (e.g. the speed gate, the tip sites and target heights of the behaviour)."""
+    return {f"{species}_stage{i}": merge(merge(dict(PPO, **body), stage), changes)
+            for i, (stage, changes) in enumerate(zip(STAGES, stage_changes), start=1)}

@@ -1,0 +1,137 @@
+"""The curriculum: gate logic on synthetic metrics, gate names checked against evaluation metrics, and a two-stage
+cartpole curriculum end to end (early stop on a passed gate, budget exhausted, warm start of params and
+normalizer, records)."""
+
+import json
+import os
+
+import jax
+import numpy as np
+import pytest
+
+import envs
+import ppo_mjx
+import runs
+from cartpole import MODEL, SHORT_CONFIG, cartpole_task
+from configs import CONFIGS, ConfigError
+
+GATE = dict(min=dict(success_rate=0.75, episode_length=300.0), consecutive=3, eval_every=1)
+GOOD = dict(success_rate=0.8, episode_length=400.0)
+
+
+def decide(summaries, gate=GATE):
+    decisions = []
+    for summary in summaries:
+        decisions.append(ppo_mjx.gate_decision(gate, summary, decisions))
+    return decisions
+
+
+def test_gate_passes_after_k_passing_evaluations():
+    decisions = decide([GOOD] * 3)
+    assert [d["consecutive"] for d in decisions] == [1, 2, 3]
+    assert [d["gate_passed"] for d in decisions] == [False, False, True]
+    assert decide([GOOD], dict(GATE, consecutive=1))[0]["gate_passed"]
+
+
+def test_gate_fails_when_any_metric_is_below_its_threshold():
+    at_threshold = dict(success_rate=0.75, episode_length=300.0)
+    assert decide([at_threshold])[0]["passed"]
+    for bad in [dict(GOOD, success_rate=0.74), dict(GOOD, episode_length=299.0), dict(GOOD, success_rate=np.nan)]:
+        decisions = decide([bad] * 5)
+        assert not any(d["passed"] or d["gate_passed"] for d in decisions)
+        assert [d["consecutive"] for d in decisions] == [0] * 5
+
+
+def test_gate_needs_k_consecutive_passes():
+    bad = dict(GOOD, success_rate=0.1)
+    decisions = decide([GOOD, GOOD, bad, GOOD, GOOD, GOOD])
+    assert [d["consecutive"] for d in decisions] == [1, 2, 0, 1, 2, 3]
+    assert [d["gate_passed"] for d in decisions] == [False] * 5 + [True]
+    assert decisions[2]["metrics"] == dict(success_rate=0.1, episode_length=400.0)
+
+
+def cartpole_env(name, config, physics="mjx"):
+    mj_model = envs.mujoco.MjModel.from_xml_path(MODEL)
+    mj_model.opt.timestep = config["sim_dt"]
+    return envs.build_env(name, config, mj_model, cartpole_task(mj_model))
+
+
+def test_gate_naming_an_unknown_metric_is_refused():
+    env = cartpole_env("cartpole", SHORT_CONFIG)
+    names = ppo_mjx.evaluation_metric_names(env)
+    assert {"episode_return", "episode_length", "reached_time_limit", "pole_angle", "pole_angle_mean"} <= set(names)
+    ppo_mjx.check_gate(dict(min=dict(pole_angle_mean=0.0), consecutive=1, eval_every=1), env)
+    with pytest.raises(ConfigError, match="the gate names sucess_rate, which its evaluation does not report"):
+        ppo_mjx.check_gate(dict(min=dict(sucess_rate=0.5), consecutive=1, eval_every=1), env)
+
+
+# Stage 1 passes its gate at its second evaluation (update 4 of 6); stage 2 cannot pass and learns nothing (lr 0), so
+# its final params are stage 1's, but for the log std that the warm start resets.
+STAGES = [
+    dict(SHORT_CONFIG, gate=dict(min=dict(episode_length=1.0), consecutive=2, eval_every=2)),
+    dict(SHORT_CONFIG, lr=0.0, warm_start_log_std=-2.0,
+         gate=dict(min=dict(episode_return=1e9), consecutive=1, eval_every=3)),
+]
+
+
+@pytest.fixture(scope="module")
+def cartpole_curriculum(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("curriculum"))
+    with pytest.MonkeyPatch.context() as patch:
+        for i, config in enumerate(STAGES, start=1):
+            patch.setitem(CONFIGS, f"cartpole_stage{i}", config)
+        patch.setattr(envs, "env_from_config", cartpole_env)
+        records = ppo_mjx.run_curriculum("cartpole", 0, out)
+    return out, records
+
+
+def test_curriculum_stops_a_stage_at_its_gate_or_its_budget(cartpole_curriculum):
+    out, records = cartpole_curriculum
+    batch = SHORT_CONFIG["num_envs"] * SHORT_CONFIG["num_steps"]
+    assert [r["stage"] for r in records] == ["cartpole_stage1", "cartpole_stage2"]
+    assert [r["gate_passed"] for r in records] == [True, False]
+    assert [r["env_steps"] for r in records] == [4 * batch, 6 * batch]
+    saved = json.load(open(os.path.join(out, "curriculum.json")))
+    assert saved["stages"] == json.loads(json.dumps(records))
+    assert "| cartpole_stage1 | 8,192 |" in open(os.path.join(out, "curriculum.md")).read()
+    for stage, updates, evaluations in [("cartpole_stage1", 4, [2, 4]), ("cartpole_stage2", 6, [3, 6])]:
+        gate = json.load(open(os.path.join(out, stage, "gate.json")))
+        assert [d["update"] for d in gate["decisions"]] == evaluations
+        assert len(open(os.path.join(out, stage, "metrics.csv")).read().splitlines()) == updates + 1
+        assert json.load(open(os.path.join(out, stage, "eval.json")))["gate"]["evaluations"] == len(evaluations)
+
+
+def test_warm_start_carries_params_and_normalizer(cartpole_curriculum):
+    out, _ = cartpole_curriculum
+    env = cartpole_env("cartpole", SHORT_CONFIG)
+
+    def final_policy(stage):
+        path = os.path.join(out, stage, runs.CHECKPOINT)
+        return ppo_mjx.load_policy(path, runs.read_checkpoint(path), SHORT_CONFIG, env)
+
+    first, second = final_policy("cartpole_stage1"), final_policy("cartpole_stage2")
+    first_params, second_params = first["params"]["params"], second["params"]["params"]
+    np.testing.assert_array_equal(second_params["log_std"], np.full(env.action_size, -2.0))
+    for name in first_params:
+        if name != "log_std":
+            jax.tree.map(np.testing.assert_array_equal, first_params[name], second_params[name])
+    batch = SHORT_CONFIG["num_envs"] * SHORT_CONFIG["num_steps"]
+    assert float(second["normalizer"].count) == float(first["normalizer"].count) + 6 * batch  # continued, not anew
+    fresh = ppo_mjx.make_trainer(SHORT_CONFIG, env).init(jax.random.key(0))
+    assert not np.allclose(fresh.train_state.params["params"]["Dense_0"]["kernel"], first_params["Dense_0"]["kernel"])
+
+
+def test_cli_refuses_a_gate_on_an_unknown_metric_before_training(tmp_path, capsys):
+    out = tmp_path / "curriculum"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(CONFIGS, "cartpole_stage1", STAGES[0])
+        patch.setitem(CONFIGS, "cartpole_stage2", dict(STAGES[1], gate=dict(min=dict(speed=1.0), consecutive=1,
+                                                                            eval_every=1)))
+        patch.setattr(envs, "env_from_config", cartpole_env)
+        with pytest.raises(SystemExit) as exit:
+            ppo_mjx.main(["--env", "cartpole", "--curriculum", "--out", str(out)])
+    assert exit.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "env 'cartpole_stage2': the gate names speed, which its evaluation does not report" \
+        in lines[0]
+    assert not out.exists()  # refused before anything was trained or written

@@ -1,0 +1,168 @@
+"""The three stages on every species: shared observation and action sizes, targets placed as configured, reward terms
+and success on hand-made states, termination."""
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import mujoco
+import numpy as np
+import pytest
+from mujoco import mjx
+
+import envs
+from configs import get_config
+from test_species import SPECIES
+
+
+def probe(name):
+    """(look, config, mj_model): `look(qpos, qvel, target)` is what the task computes for that hand-made state."""
+    config = get_config(name)
+    mj_model = envs.load_model(config)
+    mjx_model = envs.put_model(mj_model)
+    task = envs.legged_task(config, mj_model, mjx_model)
+    mocap = mj_model.body_mocapid[mj_model.body("target").id]
+
+    @jax.jit
+    def look(qpos, qvel, target):
+        data = envs.make_data(mjx_model)
+        data = data.replace(qpos=qpos, qvel=qvel, mocap_pos=data.mocap_pos.at[mocap].set(target))
+        data = mjx.kinematics(mjx_model, data)
+        zero = jnp.zeros(mj_model.nu)
+        return dict(terms=task.reward_terms(data, zero, zero), failed=task.is_terminated(data),
+                    success=task.is_success(data), obs=task.observe(data, zero), measure=task.measure(data),
+                    site_xpos=data.site_xpos)
+
+    return look, config, mj_model
+
+
+def home_state(mj_model):
+    return np.array(mj_model.keyframe("home").qpos), np.zeros(mj_model.nv)
+
+
+@pytest.mark.parametrize("species", SPECIES)
+def test_stages_share_observation_and_action_sizes(species):
+    stage_envs = [envs.make_env(f"{species}_stage{i}") for i in (1, 2, 3)]
+    mj_model = stage_envs[0].mj_model
+    touch = sum(mj_model.sensor_type == mujoco.mjtSensor.mjSENS_TOUCH)
+    # gravity 3, height 1, linear and angular velocity 6, joints and their velocities, touch, last action, target 3
+    expected = 3 + 1 + 6 + 2 * (mj_model.nq - 7) + touch + mj_model.nu + 3
+    for env in stage_envs:
+        assert (env.observation_size, env.action_size) == (expected, mj_model.nu)
+
+
+@pytest.fixture(scope="module")
+def trex_resets():
+    """256 fresh starts of T-Rex stages 2 and 3."""
+    keys = jax.random.split(jax.random.key(0), 256)
+    return {stage: (env, jax.jit(jax.vmap(env.reset))(keys))
+            for stage, env in [(s, envs.make_env(f"trex_stage{s}")) for s in (2, 3)]}
+
+
+def start_geometry(state):
+    """(target minus start pelvis position, start yaw) of a batch of fresh starts (home has no roll or pitch)."""
+    qpos, target = np.asarray(state.data.qpos), np.asarray(state.data.mocap_pos[:, 0])
+    yaw = 2 * np.arctan2(qpos[:, 6], qpos[:, 3])
+    return target - qpos[:, :3], yaw
+
+
+def test_behaviour_targets_follow_the_config(trex_resets):
+    env, state = trex_resets[3]
+    offset, yaw = start_geometry(state)
+    ahead = offset[:, 0] * np.cos(yaw) + offset[:, 1] * np.sin(yaw)
+    left = -offset[:, 0] * np.sin(yaw) + offset[:, 1] * np.cos(yaw)
+    low, high = env.config["target_distance"]
+    assert low - 1e-4 <= ahead.min() and ahead.max() <= high + 1e-4 and ahead.std() > 1.0
+    assert np.abs(left).max() <= env.config["target_lateral"] + 1e-4 and left.std() > 0.5
+    heights = np.asarray(state.data.mocap_pos[:, 0, 2])
+    assert env.config["target_height"][0] <= heights.min() and heights.max() <= env.config["target_height"][1]
+    obs = np.asarray(state.obs)
+    np.testing.assert_allclose(np.linalg.norm(obs[:, -3:-1], axis=1), np.linalg.norm(offset[:, :2], axis=1),
+                               rtol=1e-4)  # the observed target: its distance ahead/left, and its height
+    np.testing.assert_allclose(obs[:, -1], offset[:, 2], atol=1e-5)
+
+
+def test_locomotion_heading_follows_the_config(trex_resets):
+    env, state = trex_resets[2]
+    offset, yaw = start_geometry(state)
+    np.testing.assert_allclose(np.linalg.norm(offset[:, :2], axis=1), env.config["command_distance"], rtol=1e-4)
+    turn = np.angle(np.exp(1j * (np.arctan2(offset[:, 1], offset[:, 0]) - yaw)))
+    assert np.abs(turn).max() <= env.config["heading_range"] + 1e-4 and turn.std() > 0.2
+    obs = np.asarray(state.obs)  # far targets are observed at TARGET_OBS_RANGE, in their direction
+    np.testing.assert_allclose(np.linalg.norm(obs[:, -3:-1], axis=1), envs.TARGET_OBS_RANGE, rtol=1e-4)
+    np.testing.assert_allclose(np.arctan2(obs[:, -2], obs[:, -3]), turn, atol=1e-3)
+
+
+def test_locomotion_reward_terms():
+    look, config, mj_model = probe("trex_stage2")
+    qpos, qvel = home_state(mj_model)
+    ahead = np.array([100.0, 0.0, qpos[2]])  # home faces +x
+
+    def terms(velocity, target=ahead):
+        return {k: float(v) for k, v in look(qpos, qvel + np.pad(velocity, (0, mj_model.nv - 2)), target)
+                ["terms"].items()}
+
+    walk = terms([1.0, 0.0])
+    assert walk["forward_speed"] == pytest.approx(1.0, abs=1e-3) and walk["lateral_speed"] == pytest.approx(0.0)
+    assert walk["facing"] == pytest.approx(1.0, abs=1e-4)
+    assert terms([5.0, 0.0])["forward_speed"] == pytest.approx(config["target_speed"])  # capped
+    side = terms([0.0, 1.0])
+    assert side["forward_speed"] == pytest.approx(0.0, abs=1e-3) and side["lateral_speed"] == pytest.approx(1.0)
+    back = terms([1.0, 0.0], target=-ahead * [1, 1, -1])  # the target behind
+    assert back["forward_speed"] == pytest.approx(-1.0, abs=1e-3) and back["facing"] == pytest.approx(-1.0, abs=1e-4)
+
+
+@pytest.fixture(scope="module", params=list(SPECIES))
+def behaviour(request):
+    return probe(f"{request.param}_stage3")
+
+
+def test_success_when_a_tip_reaches_the_target_and_not_when_far(behaviour):
+    look, config, mj_model = behaviour
+    qpos, qvel = home_state(mj_model)
+    tips = np.asarray(look(qpos, qvel, np.zeros(3))["site_xpos"])[[mj_model.site(n).id for n in config["tip_sites"]]]
+    radius = config["success_radius"]
+    for target, reached in [(tips[0], True), (tips[0] + [0, 0, 0.9 * radius], True),
+                            (tips[0] + [0, 0, 1.1 * radius], False), (tips[0] + [3.0, 0, 0], False)]:
+        out = look(qpos, qvel, target)
+        distance = np.linalg.norm(tips - target, axis=1).min()
+        assert bool(out["success"]) == reached and float(out["terms"]["success"]) == float(reached)
+        assert float(out["measure"]["tip_distance"]) == pytest.approx(distance, abs=1e-4)
+        assert float(out["terms"]["proximity"]) == pytest.approx(np.exp(-(distance / config["proximity_sigma"]) ** 2),
+                                                                 abs=1e-4)
+        assert not bool(out["failed"])
+
+
+def test_termination_conditions(behaviour):
+    look, config, mj_model = behaviour
+    qpos, qvel = home_state(mj_model)
+    far = np.array([50.0, 0.0, 1.0])
+    assert not bool(look(qpos, qvel, far)["failed"])
+    low = qpos.copy()
+    low[2] = config["min_pelvis_height"] - 0.02
+    assert bool(look(low, qvel, far)["failed"])
+
+    def tilted(axis, angle):
+        """Home turned by `angle` about a world `axis` through the pelvis."""
+        turned, turn = qpos.copy(), np.zeros(4)
+        mujoco.mju_axisAngle2Quat(turn, np.array(axis, float), angle)
+        mujoco.mju_mulQuat(turned[3:7], turn, qpos[3:7])
+        return turned
+
+    for sign in (1, -1):
+        assert not bool(look(tilted([1, 0, 0], sign * 0.5 * config["max_tilt"]), qvel, far)["failed"])
+        for axis in ([1, 0, 0], [0, 1, 0]):  # roll and pitch
+            assert bool(look(tilted(axis, sign * (config["max_tilt"] + 0.1)), qvel, far)["failed"])
+
+
+def test_success_ends_the_episode_with_no_termination_penalty():
+    from cartpole import CONFIG, MODEL, cartpole_task
+
+    config = dict(CONFIG, reward_weights=dict(upright=1.0, termination=-10.0))
+    mj_model = mujoco.MjModel.from_xml_path(MODEL)
+    task = dataclasses.replace(cartpole_task(mj_model), is_success=lambda data: data.qpos[0] > -1.0)  # always
+    env = envs.build_env("cartpole_success", config, mj_model, task)
+    state = jax.jit(env.step)(env.reset(jax.random.key(0)), jnp.zeros(env.action_size))
+    assert bool(state.terminated) and not bool(state.truncated)
+    assert float(state.info["reward/termination"]) == 0.0 and float(state.reward) == 1.0
+    assert int(state.time) == 0  # auto-reset
