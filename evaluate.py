@@ -1,17 +1,17 @@
 """Evaluate a trained policy: metrics in MJX or in plain MuJoCo (sim-to-sim), a video, or MuJoCo's viewer.
 
-    python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage1  # MJX, writes eval_mjx.json there
-    python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage1 --physics mujoco  # plain MuJoCo (C), eval_mujoco.json
-    python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage3 --episodes 2 --video trex.mp4  # or .gif
-    python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage2 --viewer  # replay in MuJoCo's viewer (needs a display)
-    python evaluate.py --zero-action --env trex_stage1                     # the do-nothing baseline
+    python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage1                    # MJX, writes eval_mjx.json
+    python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage1 --physics mujoco   # plain MuJoCo (C)
+    python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage3 --episodes 2 --video trex.mp4   # or .gif
+    python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage2 --viewer           # needs a display
+    python evaluate.py --zero-action --env trex_stage1                                  # the do-nothing baseline
 
 The deterministic policy (the Gaussian's mean) runs `--episodes` episodes from fresh random starts. Metrics: return,
 episode length, share reaching the time limit, success rate, forward speed and every task metric (its value at the
 episode's end, and `<name>_mean` over the episode). `--physics mujoco` steps the same env in plain MuJoCo (C, float64)
 instead of MJX, with observations, rewards and termination computed by the same code, so the two reports compare the
-simulators alone. Videos replay the recorded joint and target positions through `mujoco.Renderer`: headless through OSMesa on a
-CPU (Debian `libosmesa6`) or EGL on an NVIDIA GPU, picked here unless MUJOCO_GL is set.
+simulators alone. Videos replay the recorded joint and target positions through `mujoco.Renderer`: headless through
+OSMesa on a CPU (Debian `libosmesa6`) or EGL on an NVIDIA GPU, picked here unless MUJOCO_GL is set.
 """
 
 import os

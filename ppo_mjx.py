@@ -643,11 +643,11 @@ def run_members(env, members, group_out=None, resume=False, use_wandb=False, dev
     config = members[0].config
     trainer = make_trainer(config, env)
     batch = config["num_envs"] * config["num_steps"]
-    layout = member_layout(trainer, config, [m.seed for m in members], devices or jax.devices())
+    seeds = [m.seed for m in members]
+    layout = member_layout(trainer, config, seeds, devices or jax.devices())
     hparams = member_hparams([m.config for m in members], layout)
     replicated = replicator(layout)  # one compile, reused by every checkpoint
     evaluation = make_evaluation(env, config, layout)
-    seeds = [m.seed for m in members]
     if group_out and not resume:
         write_group(group_out, env.name, members)
     runner, rows, wall_s = start_or_resume(trainer, env, members, layout, resume, warm_start)

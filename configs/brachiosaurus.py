@@ -17,13 +17,13 @@ BRACHIOSAURUS = dict(
     height_sigma=0.1,  # width (m) of the standing-height reward bump around home height
     posture_sigma=0.5,  # width (rad) of the posture reward around the home pose
     target_speed=1.0,  # walking speed (m/s) above which the speed reward stops growing
+    reward_weights=dict(torque=-1e-7),  # a tenth of the T-Rex weight: a heavier body needs larger forces
 )
 
 BRACHIOSAURUS_STAGES = species_stages("brachiosaurus", BRACHIOSAURUS, (
-    dict(reward_weights=dict(torque=-1e-7)),  # a tenth of the T-Rex weight: a heavier body needs larger forces
-    dict(reward_weights=dict(torque=-1e-7), gate=dict(min=dict(forward_speed_mean=0.75))),
-    dict(reward_weights=dict(torque=-1e-7),
-         tip_sites=("head_tip",),  # food reach: the head tip must reach the food
+    {},
+    dict(gate=dict(min=dict(forward_speed_mean=0.75))),
+    dict(tip_sites=("head_tip",),  # food reach: the head tip must reach the food
          success_radius=0.6,  # (m)
          target_distance=(1.5, 5.0),  # food hangs closer than prey: the neck reaches ~2 m ahead of the hips
          target_height=(2.7, 3.4)),  # range (m) of the food's height: above the standing head tip (~2.5 m)

@@ -1,5 +1,5 @@
 """The three curriculum stages every species goes through. `species_stages` merges the PPO hyperparameters, a stage's
-settings and a species' body settings into one complete config per stage.
+settings and a species' body settings (which may override stage settings) into one complete config per stage.
 
 Gates (`gate`): during training the deterministic policy is evaluated every `eval_every` updates (at the end of a
 progress chunk, see `log_every`) on `eval_episodes` episodes; an evaluation passes when every metric in `min` is at
@@ -90,7 +90,8 @@ def merge(base, changes):
 
 
 def species_stages(species, body, stage_changes=({}, {}, {})):
-    """{"<species>_stage1": config, ...}: PPO hyperparameters + stage settings + `body`, then each stage's own
-    `stage_changes` (e.g. the speed gate, the tip sites and target heights of the behaviour)."""
-    return {f"{species}_stage{i}": merge(merge(dict(PPO, **body), stage), changes)
+    """{"<species>_stage1": config, ...}: PPO hyperparameters + stage settings + `body` (later ones win, nested dicts
+    such as reward_weights merged key by key), then each stage's own `stage_changes` (e.g. the speed gate, the tip
+    sites and target heights of the behaviour)."""
+    return {f"{species}_stage{i}": merge(merge(merge(PPO, stage), body), changes)
             for i, (stage, changes) in enumerate(zip(STAGES, stage_changes), start=1)}

@@ -15,7 +15,6 @@ VELOCIRAPTOR = dict(
     max_tilt=0.7,  # terminate when the pelvis tilts more than this (rad) from its home attitude
     height_sigma=0.05,  # width (m) of the standing-height reward bump around home height
     posture_sigma=0.5,  # width (rad) of the posture reward around the home pose
-    push_speed=0.3,  # magnitude (m/s) of the horizontal velocity kick of a push
     target_speed=3.0,  # running speed (m/s) above which the speed reward stops growing
 )
 

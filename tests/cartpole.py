@@ -57,7 +57,7 @@ def cartpole_task(mj_model):
     return envs.Task(init, observe, lambda action: action, reward_terms, is_terminated, measure)
 
 
-def make_cartpole_env(config=CONFIG):
+def make_cartpole_env(config=CONFIG, name="cartpole"):
     mj_model = mujoco.MjModel.from_xml_path(MODEL)
     mj_model.opt.timestep = config["sim_dt"]
-    return envs.build_env("cartpole", config, mj_model, cartpole_task(mj_model))
+    return envs.build_env(name, config, mj_model, cartpole_task(mj_model))
