@@ -3,6 +3,7 @@
 `make_env("trex_stage1", **overrides)` returns an `Env` whose `reset(key) -> EnvState` and `step(state, action) ->
 EnvState` are pure, so they work under `jit` and `vmap`. `build_env` holds what every env shares (physics substeps,
 termination, NaN guard, time limit, auto-reset); a `Task` holds what differs (start state, observation, rewards).
+`evaluation_rollout` runs a policy for one episode per env and reports the task's metrics.
 """
 
 import contextlib
@@ -20,6 +21,7 @@ from flax import struct
 with contextlib.redirect_stdout(io.StringIO()):  # MJX prints "Failed to import warp" without the optional Warp backend
     from mujoco import mjx
 
+import model_checks
 import rewards
 from configs import ConfigError, get_config
 
@@ -73,6 +75,7 @@ def make_env(name, physics="mjx", **overrides):
 def env_from_config(name, config, physics="mjx"):
     """`physics` "mjx" steps MJX (jit, vmap, GPU); "mujoco" steps plain MuJoCo (C, CPU) for sim-to-sim checks."""
     mj_model = load_model(config)
+    model_checks.check_model(mj_model, config)  # before anything compiles
     task = TASKS[config["task"]](config, mj_model, put_model(mj_model))
     return build_env(name, config, mj_model, task, physics)
 
@@ -92,11 +95,18 @@ def load_model(config):
     """The MJCF model with the physics timestep taken from the config, plus a mocap body `target` (a translucent
     sphere of the success radius, never colliding) that the tasks place at every reset: the stand point, the far
     point that sets the heading, or the prey/food. The species' MJCF files stay free of task objects."""
-    spec = mujoco.MjSpec.from_file(os.path.join(MODELS_DIR, config["model"]))
+    path = os.path.join(MODELS_DIR, config["model"])
+    try:
+        spec = mujoco.MjSpec.from_file(path)
+    except ValueError as error:  # MuJoCo's parser: missing file, bad XML, unknown element or attribute
+        raise ConfigError(f"{path}: {str(error).strip().splitlines()[0]}") from None
     target = spec.worldbody.add_body(name="target", mocap=True)
     target.add_site(name="target", type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[config.get("success_radius", 0.05), 0, 0],
                     rgba=[0.9, 0.2, 0.1, 0.5])
-    mj_model = spec.compile()
+    try:
+        mj_model = spec.compile()
+    except ValueError as error:  # MuJoCo's compiler: e.g. a joint range that cannot be inferred
+        raise ConfigError(f"{path}: {str(error).strip().splitlines()[0]}") from None
     mj_model.opt.timestep = config["sim_dt"]
     return mj_model
 
@@ -183,7 +193,7 @@ def build_env(name, config, mj_model, task, physics="mjx"):
         truncated = (time >= config["episode_length"]) & ~terminated
         terms = task.reward_terms(data, action, state.prev_action)
         terms = {k: jnp.where(finite, weights[k] * v, 0.0) for k, v in terms.items()}
-        terms["termination"] = weights["termination"] * failed
+        terms["termination"] = failed.astype(jnp.float32) * weights["termination"]  # float32 as from `reset`
         reward = sum(terms.values())
         final_obs = jnp.where(finite, task.observe(data, action), 0.0)  # training never sees a NaN
         info = {f"reward/{k}": v for k, v in terms.items()}
@@ -364,3 +374,66 @@ def legged_task(config, mj_model, mjx_model):
 
 
 TASKS = {"balance": legged_task, "locomotion": legged_task, "behaviour": legged_task}
+
+
+# ---------------------------------------------------------------- evaluation
+
+
+def zero_policy(env):
+    """obs -> action 0 (hold the home pose): the do-nothing baseline."""
+    return lambda obs: jnp.zeros(obs.shape[:-1] + (env.action_size,))
+
+
+def evaluation_rollout(env, policy, key, num_episodes, reward_weights=None):
+    """`policy` (obs -> action) for one episode in each of `num_episodes` envs; traceable. Returns (episodes, poses):
+    per episode its return, length, whether it reached the time limit, each task metric at its last step and its mean
+    over the episode (`<name>_mean`); and poses [steps, episodes, nq + 3 nmocap], qpos then the mocap (target)
+    positions, for rendering (valid below each length)."""
+    measures = [k for k in jax.eval_shape(env.reset, key).info if not k.startswith("reward/") and k != "nan_reset"]
+
+    def _eval_step(carry, _):
+        state, ended, result = carry
+        poses = jnp.concatenate([state.data.qpos, state.data.mocap_pos.reshape(num_episodes, -1)], axis=-1)
+        state = jax.vmap(env.step, in_axes=(0, 0, None))(state, policy(state.obs), reward_weights)
+        live = ~ended
+        ends_now = live & (state.terminated | state.truncated)
+        length = result["episode_length"] + live
+        result = dict(
+            episode_return=result["episode_return"] + jnp.where(live, state.reward, 0.0),
+            episode_length=length,
+            reached_time_limit=jnp.where(ends_now, state.truncated, result["reached_time_limit"]),
+            **{k: jnp.where(ends_now, state.info[k], result[k]) for k in measures},
+            **{f"{k}_mean": result[f"{k}_mean"] + jnp.where(live, state.info[k] - result[f"{k}_mean"], 0.0) / length
+               for k in measures},
+        )
+        return (state, ended | ends_now, result), poses
+
+    state = jax.vmap(env.reset)(jax.random.split(key, num_episodes))
+    zeros = jnp.zeros(num_episodes)
+    result = dict(episode_return=zeros, episode_length=zeros, reached_time_limit=zeros.astype(bool),
+                  **{k: zeros for k in measures}, **{f"{k}_mean": zeros for k in measures})
+    (_, _, result), poses = jax.lax.scan(_eval_step, (state, zeros.astype(bool), result), None,
+                                         env.config["episode_length"])
+    return result, poses
+
+
+def evaluate(env, policy, key, num_episodes):
+    """`evaluation_rollout`, compiled and brought to the host as numpy arrays."""
+    return jax.device_get(jax.jit(lambda key: evaluation_rollout(env, policy, key, num_episodes))(key))
+
+
+def evaluation_summary(episodes):
+    """Means over episodes. `success_rate`: for tasks with a goal, the share of episodes that ended reaching it; for
+    standing tasks, the share that reached the time limit with the pelvis at standing height."""
+    summary = {k: float(np.mean(v)) for k, v in episodes.items()}
+    if "success" in episodes:
+        summary["success_rate"] = float(np.mean(episodes["success"] > 0))
+    elif "standing" in episodes:
+        summary["success_rate"] = float(np.mean(episodes["reached_time_limit"] & (episodes["standing"] > 0)))
+    return summary
+
+
+def evaluation_metric_names(env):
+    """The metric names of `env`'s evaluation summaries (eval.json), found by tracing, not running, an evaluation."""
+    shapes = jax.eval_shape(lambda key: evaluation_rollout(env, zero_policy(env), key, 1)[0], jax.random.key(0))
+    return sorted(evaluation_summary({k: np.zeros(s.shape, s.dtype) for k, s in shapes.items()}))

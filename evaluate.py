@@ -14,10 +14,23 @@ simulators alone. Videos replay the recorded joint and target positions through 
 OSMesa on a CPU (Debian `libosmesa6`) or EGL on an NVIDIA GPU, picked here unless MUJOCO_GL is set.
 """
 
+import ctypes.util
 import os
 
+
+def headless_gl():
+    """The OpenGL backend for headless videos: EGL on an NVIDIA GPU, OSMesa on a CPU (Debian `libosmesa6`), or
+    "disable" when neither library is installed: metrics never need a renderer, and a video then fails with one line."""
+    if os.path.exists("/dev/nvidiactl") and ctypes.util.find_library("EGL"):
+        return "egl"
+    return "osmesa" if ctypes.util.find_library("OSMesa") else "disable"
+
+
 # MuJoCo picks its OpenGL backend when imported: headless unless the user chose one.
-os.environ.setdefault("MUJOCO_GL", "egl" if os.path.exists("/dev/nvidiactl") else "osmesa")
+os.environ.setdefault("MUJOCO_GL", headless_gl())
+# XLA's C++ log level is read when JAX loads: warnings (one per program read back from the compilation cache, "Assume
+# version compatibility") stay quiet unless asked for; errors still print.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import argparse  # noqa: E402
 import json  # noqa: E402
@@ -26,14 +39,14 @@ import time  # noqa: E402
 import warnings  # noqa: E402
 
 import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
 import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
 import envs  # noqa: E402
 import ppo_mjx  # noqa: E402
 import runs  # noqa: E402
-from configs import ConfigError, from_saved, get_config  # noqa: E402
+import training  # noqa: E402
+from configs import ConfigError, from_saved, get_config, parse_overrides  # noqa: E402
 
 NETWORK_KEYS = ("actor_hidden", "critic_hidden", "init_log_std", "normalize_obs")
 
@@ -52,11 +65,11 @@ def checkpoint_settings(path, env_name, overrides):
 
 def checkpoint_policy(path, checkpoint, config, env):
     """The deterministic policy stored in `checkpoint`, checked against the network `config` builds for `env`."""
-    return ppo_mjx.deterministic_policy(config, env, **ppo_mjx.load_policy(path, checkpoint, config, env))
+    return ppo_mjx.deterministic_policy(config, env.action_size, **training.load_policy(path, checkpoint, config, env))
 
 
 def set_pose(mj_model, data, pose):
-    """Put a pose (qpos, then the mocap positions, as `ppo_mjx.evaluation_rollout` records them) into `data`."""
+    """Put a pose (qpos, then the mocap positions, as `envs.evaluation_rollout` records them) into `data`."""
     data.qpos[:] = pose[: mj_model.nq]
     data.mocap_pos[:] = pose[mj_model.nq:].reshape(-1, 3)
     mujoco.mj_forward(mj_model, data)
@@ -128,13 +141,13 @@ def parse_args(argv):
 
 def env_and_policy(args):
     """(env, config, policy, what the policy is) for the command line's checkpoint, or for --zero-action."""
-    overrides = ppo_mjx.parse_overrides(args.set)
+    overrides = parse_overrides(args.set)
     if args.zero_action:
         if not args.env or args.source:
             raise ConfigError("--zero-action takes --env and no checkpoint")
         config = get_config(args.env, overrides)
         env = envs.env_from_config(args.env, config, args.physics)
-        return env, config, lambda obs: jnp.zeros(obs.shape[:-1] + (env.action_size,)), "zero action"
+        return env, config, envs.zero_policy(env), "zero action"
     if not args.source:
         raise ConfigError("give a run folder or checkpoint, or --zero-action --env NAME")
     path = os.path.join(args.source, runs.CHECKPOINT) if os.path.isdir(args.source) else args.source
@@ -145,16 +158,19 @@ def env_and_policy(args):
 
 def main(argv=None):
     args = parse_args(argv)
-    ppo_mjx.enable_compilation_cache()
+    training.enable_compilation_cache()
     try:
         if args.video and os.path.splitext(args.video)[1] not in (".mp4", ".gif"):
             raise ConfigError(f"--video {args.video}: the name must end in .mp4 or .gif")
+        if args.video and os.environ["MUJOCO_GL"] == "disable":
+            raise ConfigError("--video needs OpenGL for headless rendering: install OSMesa (Debian: apt-get install "
+                              "libosmesa6) or run on an NVIDIA GPU with EGL")
         if args.viewer and not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
             raise ConfigError("--viewer needs a display (DISPLAY is not set); use --video instead")
         env, config, policy, description = env_and_policy(args)
         start = time.monotonic()
-        episodes, poses = ppo_mjx.evaluate(env, policy, jax.random.key(args.seed), args.episodes)
-        summary = ppo_mjx.evaluation_summary(episodes) | dict(
+        episodes, poses = envs.evaluate(env, policy, jax.random.key(args.seed), args.episodes)
+        summary = envs.evaluation_summary(episodes) | dict(
             env=env.name, physics=args.physics, episodes=args.episodes, seed=args.seed, policy=description,
             wall_s=time.monotonic() - start,
             command=" ".join(["python evaluate.py", *(argv if argv is not None else sys.argv[1:])]),

@@ -4,7 +4,7 @@ results/seeds_vmap_<env>_<backend>_<num_envs>envs_<N>seeds.json.
     python benchmarks/seeds.py --env trex_stage1 --num-envs 64 --num-seeds 8 --updates 5
 
 Both programs are the CLI's: `run_updates` vmapped over members and laid out over the local devices as
-`ppo_mjx.run_members` does, one for a single seed and one for N. Each is compiled first (compile time recorded), then
+`training.run_members` does, one for a single seed and one for N. Each is compiled first (compile time recorded), then
 called `--repeats` times alternately for `--updates` updates; medians are compared. Speedup = N x (one seed's time) /
 (N seeds' time): above 1 the vmapped program is cheaper than N runs one after another.
 """
@@ -24,16 +24,18 @@ import numpy as np  # noqa: E402
 import envs  # noqa: E402
 import ppo_mjx  # noqa: E402
 import runs  # noqa: E402
-from configs import get_config  # noqa: E402
+import training  # noqa: E402
+from configs import get_config, parse_overrides  # noqa: E402
 
 
 def compiled_updates(trainer, config, num_members, updates):
     """(compiled program, runner, hparams, compile seconds) for `num_members` seeds of `config`."""
-    layout = ppo_mjx.member_layout(trainer, config, range(num_members), jax.devices())
-    runner = ppo_mjx.init_members(trainer, range(num_members), layout)
-    hparams = ppo_mjx.member_hparams([config] * num_members, layout)
+    members = training.group_members(config, 0, num_members, [{}], "unused")
+    layout = training.member_layout(trainer, members, jax.devices())
+    hparams = jax.device_put(training.host_hparams([config] * num_members), layout.hparams)
+    runner = training.init_members(trainer, members, hparams, layout)
     start = time.perf_counter()
-    program = ppo_mjx.compile_updates(trainer, layout, runner, hparams, updates)
+    program = training.compile_updates(trainer, layout, runner, hparams, updates)
     return program, runner, hparams, time.perf_counter() - start
 
 
@@ -54,8 +56,8 @@ def main():
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override, as in ppo_mjx")
     args = parser.parse_args()
 
-    ppo_mjx.enable_compilation_cache()
-    config = get_config(args.env, {**ppo_mjx.parse_overrides(args.set), "num_envs": args.num_envs})
+    training.enable_compilation_cache()
+    config = get_config(args.env, {**parse_overrides(args.set), "num_envs": args.num_envs})
     batch = args.num_envs * config["num_steps"]
     config["total_timesteps"] = batch * args.updates * (args.repeats + 1)
     env = envs.env_from_config(args.env, config)

@@ -23,7 +23,8 @@ import numpy as np  # noqa: E402
 import envs  # noqa: E402
 import ppo_mjx  # noqa: E402
 import runs  # noqa: E402
-from configs import get_config  # noqa: E402
+import training  # noqa: E402
+from configs import get_config, parse_overrides  # noqa: E402
 
 
 def random_rollout(env, num_envs, num_steps, action_std):
@@ -57,7 +58,8 @@ def main():
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override, as in ppo_mjx")
     args = parser.parse_args()
 
-    config = get_config(args.env, {**ppo_mjx.parse_overrides(args.set), "num_envs": args.num_envs})
+    training.enable_compilation_cache()
+    config = get_config(args.env, {**parse_overrides(args.set), "num_envs": args.num_envs})
     batch = args.num_envs * config["num_steps"]
     config["total_timesteps"] = batch * args.updates
     env = envs.env_from_config(args.env, config)

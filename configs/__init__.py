@@ -6,8 +6,10 @@ import itertools
 import math
 
 from configs.brachiosaurus import BRACHIOSAURUS_STAGES
+from configs.ppo import CPU_DEFAULTS  # noqa: F401  (the CLI sizes runs with it on a CPU)
 from configs.trex import TREX_STAGES
 from configs.velociraptor import VELOCIRAPTOR_STAGES
+from ppo_mjx import HYPERPARAMETERS
 
 CONFIGS = {**TREX_STAGES, **VELOCIRAPTOR_STAGES, **BRACHIOSAURUS_STAGES}
 
@@ -82,13 +84,26 @@ def flatten(config, prefix=""):
             yield prefix + key, value
 
 
-# Numeric hyperparameters the trainer reads as traced arrays (ppo_mjx.hyperparameters): members of one compiled
-# program may differ in these. Every other key fixes array shapes or program structure and stays static.
-SWEEPABLE = ("lr", "ent_coef", "clip_eps", "vf_coef", "max_grad_norm", "gamma", "gae_lambda")
+# The hyperparameters the trainer reads as traced arrays, so members of one program may differ in them.
+SWEEPABLE = HYPERPARAMETERS
 
 
 def is_sweepable(key):
     return key in SWEEPABLE or key.startswith("reward_weights.")
+
+
+def parse_overrides(pairs):
+    """`KEY=VALUE` strings -> {key: value}; VALUE is a Python literal, or a plain string."""
+    overrides = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"override '{pair}' is not KEY=VALUE")
+        try:
+            overrides[key] = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            overrides[key] = text
+    return overrides
 
 
 def parse_sweeps(pairs, config):

@@ -1,6 +1,7 @@
 """PPO hyperparameters shared by every environment; an env config starts from these and may override any of them.
 
-Defaults are sized for one GPU (4096 envs). On a CPU, pass `--num-envs 128` or so (see README).
+Defaults are sized for one GPU (4096 envs). On a machine without an accelerator the command line replaces the keys
+of CPU_DEFAULTS (printing one line that says so); explicit flags win over both.
 """
 
 PPO = dict(
@@ -25,3 +26,11 @@ PPO = dict(
     checkpoint_every=50,  # write checkpoint.msgpack every this many updates (and at the end, and on Ctrl-C)
     eval_episodes=64,  # deterministic evaluation episodes run at the end of training
 )
+
+# What the T-Rex curriculum used on a 2-core CPU (results/trex_curriculum_cpu_seed0): each stage in minutes, not hours.
+CPU_DEFAULTS = {
+    "num_envs": 256,  # ~3k env steps/s on 2 cores; 4096 envs take ~25 s per update there
+    "total_timesteps": 2_000_000,  # per run or curriculum stage: ~10-20 min on 2 cores
+    "eval_episodes": 32,  # final and gate evaluations
+    "gate.eval_every": 40,  # updates (~200k steps) between gate evaluations: each costs ~1 update of time
+}

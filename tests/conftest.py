@@ -4,22 +4,16 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(HERE), HERE]
 
+# Test files run in two processes (pytest.ini): on a GPU, neither may take most of its memory up front.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
 import evaluate  # noqa: E402,F401  first: it picks a headless OpenGL backend before MuJoCo is imported
-import jax  # noqa: E402
 import pytest  # noqa: E402
 
-import envs  # noqa: E402
-import ppo_mjx  # noqa: E402
+import training  # noqa: E402
 
 # Compiled MJX programs are reused across test runs.
-ppo_mjx.enable_compilation_cache()
-
-
-@pytest.fixture(scope="session")
-def trex():
-    """The T-Rex stage-1 env with jitted batched reset/step, compiled once for every test that needs them."""
-    env = envs.make_env("trex_stage1")
-    return dict(env=env, vreset=jax.jit(jax.vmap(env.reset)), vstep=jax.jit(jax.vmap(env.step)))
+training.enable_compilation_cache()
 
 
 @pytest.fixture(scope="session")
@@ -29,5 +23,5 @@ def cartpole_straight(tmp_path_factory):
     from cartpole import SHORT_CONFIG, make_cartpole_env
 
     out = tmp_path_factory.mktemp("straight")
-    ppo_mjx.run(make_cartpole_env(SHORT_CONFIG), SHORT_CONFIG, 0, str(out))
+    training.run(make_cartpole_env(SHORT_CONFIG), SHORT_CONFIG, 0, str(out))
     return out

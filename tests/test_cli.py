@@ -1,9 +1,13 @@
 """The command lines end to end at a tiny budget, and bad input: one clear line, exit code 2, no traceback, nothing
-already written overwritten."""
+already written overwritten. `main([...])` runs in this process (sharing compiled programs); a subprocess only where
+the process boundary is what is tested."""
 
+import contextlib
 import csv
+import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,25 +15,41 @@ import sys
 import imageio.v3 as iio
 import pytest
 
+import cli
+import evaluate
+from configs import CONFIGS, CPU_DEFAULTS
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SPECIES = sorted({name.rsplit("_stage", 1)[0] for name in CONFIGS})
+# A tiny T-Rex stage-1 run: 6 updates of 8 envs x 20 steps, 30-step episodes.
+TINY = ["--env", "trex_stage1", "--num-envs", "8", "--total-timesteps", "960", "--set", "num_steps=20",
+        "--set", "num_minibatches=4", "--set", "eval_episodes=4", "--set", "episode_length=30", "--set", "log_every=2",
+        "--set", "checkpoint_every=4"]
 
 
-def cli(script, *args, env=None):
-    return subprocess.run([sys.executable, os.path.join(ROOT, script), *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=900, env=env)
+def run_main(main, args, capsys):
+    """(exit code, stdout, stderr) of `main(args)` in this process."""
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exit:
+        code = exit.code
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def assert_one_line_error(result, message):
-    assert result.returncode == 2, result.stderr[-3000:]
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and message in lines[0], result.stderr
-    assert "Traceback" not in result.stderr
+    code, _, err = result
+    assert code == 2, err[-3000:]
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], err
+    assert "Traceback" not in err
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--env", "trex_stage9"], "unknown env 'trex_stage9'; valid envs: brachiosaurus_stage1, brachiosaurus_stage2"),
+    (["--env", "trex_stage9"], f"unknown env 'trex_stage9'; valid envs: {', '.join(sorted(CONFIGS)[:2])}"),
     (["--env", "trex_stage1", "--curriculum"], "no stage configs for 'trex_stage1' (expected trex_stage1_stage1, ...); "
-                                               "species with a curriculum: brachiosaurus, trex, velociraptor"),
+                                               f"species with a curriculum: {', '.join(SPECIES)}"),
     (["--env", "stegosaurus", "--curriculum"], "no stage configs for 'stegosaurus'"),
     (["--curriculum"], "--curriculum needs --env SPECIES, e.g. --env trex"),
     (["--env", "trex", "--curriculum", "--num-seeds", "2", "--resume", ROOT],
@@ -58,9 +78,13 @@ def assert_one_line_error(result, message):
     (["--sweep", "lr"], "sweep 'lr' is not KEY=V1,V2,..."),
     (["--sweep", "learning_rate=1e-4,1e-3"], "unknown config key 'learning_rate' in --sweep"),
     (["--sweep", "lr=1e-4,1e-3", "--sweep", "lr=0.1"], "--sweep lists 'lr' twice"),
+    (["--set", "model=no_such_dinosaur.xml"], "no_such_dinosaur.xml"),
+    (["--env", "velociraptor_stage1", "--set", "standing_height=0.8"],
+     "velociraptor.xml: standing_height 0.8 m must be between 80% and 100% of the home pelvis height"),
+    (["--env", "trex", "--curriculum", "--set", "tip_sites=['jaw_tipp']"], "trex.xml: "),
 ])
-def test_bad_input_gives_one_line_and_exit_2(args, message):
-    assert_one_line_error(cli("ppo_mjx.py", *args), message)
+def test_bad_input_gives_one_line_and_exit_2(args, message, capsys):
+    assert_one_line_error(run_main(cli.main, args, capsys), message)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -69,26 +93,61 @@ def test_bad_input_gives_one_line_and_exit_2(args, message):
     (["--zero-action"], "--zero-action takes --env and no checkpoint"),
     (["--zero-action", "--env", "trex_stage1", "--video", "trex.avi"], "the name must end in .mp4 or .gif"),
 ])
-def test_evaluate_bad_input_gives_one_line_and_exit_2(args, message):
-    assert_one_line_error(cli("evaluate.py", *args), message)
+def test_evaluate_bad_input_gives_one_line_and_exit_2(args, message, capsys):
+    assert_one_line_error(run_main(evaluate.main, args, capsys), message)
+
+
+def script(name, *args, env=None):
+    """`python <name> args...` in a new process: (exit code, stdout, stderr)."""
+    result = subprocess.run([sys.executable, os.path.join(ROOT, name), *args], capture_output=True, text=True,
+                            cwd=ROOT, timeout=600, env=env)
+    return result.returncode, result.stdout, result.stderr
+
+
+def test_scripts_hand_bad_input_to_the_cli_and_exit_2():
+    """`python ppo_mjx.py` goes through cli.main; the process prints one line and exits 2, with no XLA log lines."""
+    assert_one_line_error(script("ppo_mjx.py", "--env", "trex_stage9"), "unknown env 'trex_stage9'")
+    assert_one_line_error(script("evaluate.py", "--zero-action"), "--zero-action takes --env and no checkpoint")
+
+
+def test_programs_read_back_from_the_compilation_cache_log_nothing(tmp_path):
+    """A program compiled by one process and read back from the cache by the next: no XLA error line (on AVX-512
+    CPUs the loader used to flag every cached program as compiled for another machine, jax-ml/jax#38445)."""
+    program = ("import sys; sys.path.insert(0, sys.argv[1]); import training; training.enable_compilation_cache(); "
+               "import jax, jax.numpy as jnp; jax.config.update('jax_compilation_cache_dir', sys.argv[2]); "
+               "jax.config.update('jax_persistent_cache_min_compile_time_secs', 0); "
+               "f = jax.jit(lambda x, i: x.at[i].add(x[i] * 2.0).sum()); print(f(jnp.ones(100), jnp.arange(10)))")
+    results = [subprocess.run([sys.executable, "-c", program, ROOT, str(tmp_path)], capture_output=True, text=True,
+                              timeout=300) for _ in range(2)]
+    assert [r.stdout.strip() for r in results] == ["120.0", "120.0"], results[-1].stderr[-2000:]
+    assert os.listdir(tmp_path)  # the first process wrote the program, the second read it
+    for result in results:  # glog error lines: E, then the date
+        assert not re.search(r"^E\d{4} |cpu_aot_loader", result.stderr, re.MULTILINE), result.stderr
+
+
+def test_a_video_without_a_renderer_is_one_line():
+    """Without OSMesa or EGL evaluate.py still imports (metrics need no renderer); a video is refused in one line."""
+    result = script("evaluate.py", "--zero-action", "--env", "trex_stage1", "--video", "trex.gif",
+                    env=dict(os.environ, MUJOCO_GL="disable"))
+    assert_one_line_error(result, "--video needs OpenGL for headless rendering: install OSMesa")
 
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     """A tiny T-Rex training run through the CLI, logging to Weights & Biases in offline mode."""
     out = tmp_path_factory.mktemp("cli") / "run"
-    env = dict(os.environ, WANDB_MODE="offline", WANDB_SILENT="true")
-    result = cli("ppo_mjx.py", "--env", "trex_stage1", "--seed", "3", "--num-envs", "8", "--total-timesteps", "960",
-                 "--set", "num_steps=20", "--set", "num_minibatches=4", "--set", "eval_episodes=4",
-                 "--set", "episode_length=30", "--set", "log_every=2", "--set", "checkpoint_every=4",
-                 "--out", str(out), "--wandb", env=env)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return out, result.stdout
+    stdout = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(stdout):
+        patch.setenv("WANDB_MODE", "offline")
+        patch.setenv("WANDB_SILENT", "true")
+        cli.main([*TINY, "--seed", "3", "--out", str(out), "--wandb"])
+    return out, stdout.getvalue()
 
 
 def test_tiny_training_run_writes_outputs(tiny_run):
     out, stdout = tiny_run
     assert "update 6/6" in stdout and "steps/s" in stdout and "ETA" in stdout
+    assert "compiling the training program" in stdout
     config = json.loads((out / "config.json").read_text())
     assert config["num_envs"] == 8 and config["seed"] == 3 and config["env"] == "trex_stage1"
     rows = list(csv.DictReader((out / "metrics.csv").open()))
@@ -106,12 +165,22 @@ def test_tiny_training_run_writes_outputs(tiny_run):
     assert offline and any(f.endswith(".wandb") for f in os.listdir(out / "wandb" / offline[0]))
 
 
-def test_resume_of_a_finished_run_does_nothing(tiny_run):
+def test_cpu_defaults_are_announced_recorded_and_overridden_by_flags(tiny_run):
+    """On this CPU the keys no flag set take CPU_DEFAULTS (one line says so); --num-envs and --set win."""
+    out, stdout = tiny_run
+    sized = [line for line in stdout.splitlines() if line.startswith("no GPU found")]
+    assert len(sized) == 1 and "gate.eval_every=40" in sized[0] and "num_envs" not in sized[0]
+    config = json.loads((out / "config.json").read_text())
+    assert config["gate"]["eval_every"] == CPU_DEFAULTS["gate.eval_every"]
+    assert (config["num_envs"], config["total_timesteps"], config["eval_episodes"]) == (8, 960, 4)  # the flags
+
+
+def test_resume_of_a_finished_run_does_nothing(tiny_run, capsys):
     out, _ = tiny_run
     before = snapshot(out)
-    result = cli("ppo_mjx.py", "--resume", str(out))
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "already trained and evaluated" in result.stdout
+    code, stdout, err = run_main(cli.main, ["--resume", str(out)], capsys)
+    assert code == 0, err[-3000:]
+    assert "already trained and evaluated" in stdout and "no GPU found" not in stdout  # resume keeps its config
     assert snapshot(out) == before
 
 
@@ -129,31 +198,31 @@ def snapshot(folder):
     return {name: (folder / name).read_bytes() for name in sorted(os.listdir(folder)) if (folder / name).is_file()}
 
 
-def test_resume_from_a_corrupted_checkpoint_exits_2_and_overwrites_nothing(damaged_copy):
+def test_resume_from_a_corrupted_checkpoint_exits_2_and_overwrites_nothing(damaged_copy, capsys):
     before = snapshot(damaged_copy)
-    assert_one_line_error(cli("ppo_mjx.py", "--resume", str(damaged_copy)), "is not a readable checkpoint")
+    assert_one_line_error(run_main(cli.main, ["--resume", str(damaged_copy)], capsys), "is not a readable checkpoint")
     assert snapshot(damaged_copy) == before
 
 
-def test_evaluate_refuses_corrupted_and_mismatched_checkpoints(tiny_run, damaged_copy):
+def test_evaluate_refuses_corrupted_and_mismatched_checkpoints(tiny_run, damaged_copy, capsys):
     before = snapshot(damaged_copy)
-    assert_one_line_error(cli("evaluate.py", str(damaged_copy)), "is not a readable checkpoint")
+    assert_one_line_error(run_main(evaluate.main, [str(damaged_copy)], capsys), "is not a readable checkpoint")
     assert snapshot(damaged_copy) == before
     out = tiny_run[0]
     before = snapshot(out)
-    assert_one_line_error(cli("evaluate.py", str(out), "--set", "actor_hidden=[64,64]"),
+    assert_one_line_error(run_main(evaluate.main, [str(out), "--set", "actor_hidden=[64,64]"], capsys),
                           "(env 'trex_stage1', actor_hidden (256, 256), critic_hidden (256, 256)) does not fit env "
                           "'trex_stage1': ['params']['params']['Dense_0']['bias'] is (256,) float32 in the "
                           "checkpoint, (64,) float32 expected")
     assert snapshot(out) == before
 
 
-def test_evaluate_in_plain_mujoco_writes_metrics_and_a_video(tiny_run, tmp_path):
+def test_evaluate_in_plain_mujoco_writes_metrics_and_a_video(tiny_run, tmp_path, capsys):
     out = tiny_run[0]
     video = tmp_path / "trex.gif"
-    result = cli("evaluate.py", str(out), "--episodes", "1", "--physics", "mujoco", "--video", str(video),
-                 "--width", "160", "--height", "128")
-    assert result.returncode == 0, result.stderr[-3000:]
+    code, _, err = run_main(evaluate.main, [str(out), "--episodes", "1", "--physics", "mujoco", "--video", str(video),
+                                            "--width", "160", "--height", "128"], capsys)
+    assert code == 0, err[-3000:]
     evaluation = json.loads((out / "eval_mujoco.json").read_text())
     assert evaluation["physics"] == "mujoco" and evaluation["episodes"] == 1 and evaluation["policy"].endswith("6")
     assert 0 < evaluation["episode_length"] <= 30

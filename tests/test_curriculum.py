@@ -9,9 +9,12 @@ import jax
 import numpy as np
 import pytest
 
+import cli
+import curriculum
 import envs
 import ppo_mjx
 import runs
+import training
 from cartpole import SHORT_CONFIG, make_cartpole_env
 from configs import CONFIGS, ConfigError
 
@@ -22,7 +25,7 @@ GOOD = dict(success_rate=0.8, episode_length=400.0)
 def decide(summaries, gate=GATE):
     decisions = []
     for summary in summaries:
-        decisions.append(ppo_mjx.gate_decision(gate, summary, decisions))
+        decisions.append(curriculum.gate_decision(gate, summary, decisions))
     return decisions
 
 
@@ -57,11 +60,11 @@ def cartpole_env(name, config, physics="mjx"):
 
 def test_gate_naming_an_unknown_metric_is_refused():
     env = cartpole_env("cartpole", SHORT_CONFIG)
-    names = ppo_mjx.evaluation_metric_names(env)
+    names = envs.evaluation_metric_names(env)
     assert {"episode_return", "episode_length", "reached_time_limit", "pole_angle", "pole_angle_mean"} <= set(names)
-    ppo_mjx.check_gate(dict(min=dict(pole_angle_mean=0.0), consecutive=1, eval_every=1), env)
+    curriculum.check_gate(dict(min=dict(pole_angle_mean=0.0), consecutive=1, eval_every=1), env)
     with pytest.raises(ConfigError, match="the gate names sucess_rate, which its evaluation does not report"):
-        ppo_mjx.check_gate(dict(min=dict(sucess_rate=0.5), consecutive=1, eval_every=1), env)
+        curriculum.check_gate(dict(min=dict(sucess_rate=0.5), consecutive=1, eval_every=1), env)
 
 
 # Stage 1 passes its gate at its second evaluation (update 4 of 6); stage 2 cannot pass and learns nothing (lr 0), so
@@ -80,7 +83,7 @@ def cartpole_curriculum(tmp_path_factory):
         for i, config in enumerate(STAGES, start=1):
             patch.setitem(CONFIGS, f"cartpole_stage{i}", config)
         patch.setattr(envs, "env_from_config", cartpole_env)
-        records = ppo_mjx.run_curriculum("cartpole", 0, out)
+        records = curriculum.run_curriculum("cartpole", 0, out)
     return out, records
 
 
@@ -106,7 +109,7 @@ def test_warm_start_carries_params_and_normalizer(cartpole_curriculum):
 
     def final_policy(stage):
         path = os.path.join(out, stage, runs.CHECKPOINT)
-        return ppo_mjx.load_policy(path, runs.read_checkpoint(path), SHORT_CONFIG, env)
+        return training.load_policy(path, runs.read_checkpoint(path), SHORT_CONFIG, env)
 
     first, second = final_policy("cartpole_stage1"), final_policy("cartpole_stage2")
     first_params, second_params = first["params"]["params"], second["params"]["params"]
@@ -116,7 +119,7 @@ def test_warm_start_carries_params_and_normalizer(cartpole_curriculum):
             jax.tree.map(np.testing.assert_array_equal, first_params[name], second_params[name])
     batch = SHORT_CONFIG["num_envs"] * SHORT_CONFIG["num_steps"]
     assert float(second["normalizer"].count) == float(first["normalizer"].count) + 6 * batch  # continued, not anew
-    fresh = ppo_mjx.make_trainer(SHORT_CONFIG, env).init(jax.random.key(0))
+    fresh = ppo_mjx.make_trainer(SHORT_CONFIG, env).init(jax.random.key(0), ppo_mjx.hyperparameters(SHORT_CONFIG))
     assert not np.allclose(fresh.train_state.params["params"]["Dense_0"]["kernel"], first_params["Dense_0"]["kernel"])
 
 
@@ -128,7 +131,7 @@ def test_cli_refuses_a_gate_on_an_unknown_metric_before_training(tmp_path, capsy
                                                                             eval_every=1)))
         patch.setattr(envs, "env_from_config", cartpole_env)
         with pytest.raises(SystemExit) as exit:
-            ppo_mjx.main(["--env", "cartpole", "--curriculum", "--out", str(out)])
+            cli.main(["--env", "cartpole", "--curriculum", "--out", str(out)])
     assert exit.value.code == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "env 'cartpole_stage2': the gate names speed, which its evaluation does not report" \

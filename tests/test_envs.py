@@ -5,10 +5,19 @@ import jax.numpy as jnp
 import mujoco
 import numpy as np
 
+import pytest
+
 import envs
 from test_species import floor_contacts_only
 
 BATCH = 4
+
+
+@pytest.fixture(scope="module")
+def trex():
+    """The T-Rex stage-1 env with jitted batched reset/step, compiled once for every test here."""
+    env = envs.make_env("trex_stage1")
+    return dict(env=env, vreset=jax.jit(jax.vmap(env.reset)), vstep=jax.jit(jax.vmap(env.step)))
 
 
 def test_shapes_jit_vmap_and_determinism(trex):
@@ -54,7 +63,7 @@ def step_zero(trex, state):
 
 def test_time_limit_truncates_and_auto_resets(trex):
     state = env_batch(trex)
-    state = state.replace(time=jnp.full(BATCH, trex["env"].config["episode_length"] - 1))
+    state = state.replace(time=jnp.full(BATCH, trex["env"].config["episode_length"] - 1, jnp.int32))  # as step's
     state = step_zero(trex, state)
     assert bool(state.truncated[0]) and not bool(state.terminated[0])
     assert int(state.time[0]) == 0
@@ -85,3 +94,12 @@ def test_non_finite_physics_is_reset_and_counted(trex):
     assert bool(state.terminated[0]) and float(state.info["nan_reset"][0]) == 1.0
     for x in (state.obs, state.final_obs, state.reward, state.data.qpos, state.data.qvel):
         assert np.isfinite(np.asarray(x)).all()
+
+
+def test_reset_and_step_give_states_of_the_same_types(trex):
+    """Same shapes, dtypes and weak types from reset and from step: a jitted function fed both compiles once."""
+    env = trex["env"]
+    reset = jax.eval_shape(env.reset, jax.random.key(0))
+    step = jax.eval_shape(env.step, reset, jnp.zeros(env.action_size))
+    describe = lambda tree: jax.tree.map(lambda x: (x.shape, x.dtype, x.weak_type), tree)
+    assert describe(step) == describe(reset)

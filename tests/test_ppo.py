@@ -2,11 +2,14 @@
 
 import math
 
+import distrax
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from flax.training.train_state import TrainState
 
+import envs
 import ppo_mjx
 from cartpole import CONFIG, make_cartpole_env
 
@@ -79,7 +82,7 @@ def test_normalizer_matches_numpy_mean_and_var():
 
 
 def test_batch_not_divisible_by_minibatches_is_refused():
-    with pytest.raises(ppo_mjx.ConfigError, match="not divisible"):
+    with pytest.raises(ValueError, match="not divisible"):
         ppo_mjx.check_config(dict(CONFIG, num_envs=10, num_steps=3, num_minibatches=4))
 
 
@@ -116,10 +119,108 @@ def test_ppo_learns_cartpole_beyond_any_random_episode():
     assert int(metrics["nan_resets"].sum()) == 0
 
     def evaluate(params, normalizer):
-        policy = ppo_mjx.deterministic_policy(CONFIG, env, params, normalizer)
-        return ppo_mjx.evaluation_rollout(env, policy, jax.random.key(2), 32)[0]["episode_return"]
+        policy = ppo_mjx.deterministic_policy(CONFIG, env.action_size, params, normalizer)
+        return envs.evaluation_rollout(env, policy, jax.random.key(2), 32)[0]["episode_return"]
 
     returns = np.asarray(jax.jit(jax.vmap(evaluate))(runner.train_state.params, runner.normalizer))
     # Every deterministic episode beats the best of 256 random ones (random: ~20 on average, ~100 at best).
     assert returns.min() > random_best, (returns, random_best)
     assert returns.mean(1).min() >= 150.0, returns.mean(1)
+
+
+def gaussian_policy(params, obs):
+    """A stand-in for the network: every observation gets the same Gaussian and value, set by `params`."""
+    batch = obs.shape[0]
+    mean = jnp.broadcast_to(params["mean"], (batch, 2))
+    return distrax.MultivariateNormalDiag(mean, jnp.exp(params["log_std"]) * jnp.ones((batch, 2))), \
+        jnp.broadcast_to(params["value"], (batch,))
+
+
+def test_ppo_loss_matches_a_numpy_reference():
+    """A hand-made minibatch in which some ratios are clipped, some value predictions are clipped, and the
+    advantages need normalizing; every part of the loss against numpy."""
+    params = dict(mean=jnp.array([0.3, -0.2]), log_std=jnp.array([-0.5, 0.1]), value=jnp.array(1.0))
+    action = np.array([[0.0, 0.0], [0.5, -0.5], [1.0, 0.2], [-0.4, 0.3], [0.3, -0.2]], np.float32)
+    mean, std = np.array([0.3, -0.2]), np.exp([-0.5, 0.1])
+    new_log_prob = (-0.5 * ((action - mean) / std) ** 2 - np.log(std) - 0.5 * np.log(2 * np.pi)).sum(1)
+    old_log_prob = new_log_prob - np.array([0.5, -0.5, 0.05, -0.05, 0.0])  # ratios e^0.5, e^-0.5, ~1.05, ~0.95, 1
+    old_value = np.array([1.5, 0.9, 0.0, 1.1, 1.0], np.float32)  # new value 1.0: clipped where |1 - old| > eps
+    advantage = np.array([2.0, -1.0, 0.5, 3.0, -4.0], np.float32)
+    target = np.array([0.0, 2.0, 1.0, -1.0, 1.5], np.float32)
+    batch = ppo_mjx.Batch(jnp.zeros((5, 3)), jnp.asarray(action), jnp.asarray(old_log_prob, jnp.float32),
+                          jnp.asarray(old_value), jnp.asarray(advantage), jnp.asarray(target))
+    hp = dict(clip_eps=0.2, vf_coef=0.5, ent_coef=0.01)
+    total, parts = ppo_mjx.ppo_loss(params, gaussian_policy, batch, hp)
+
+    ratio = np.exp(new_log_prob - old_log_prob)
+    adv = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+    actor = -np.minimum(ratio * adv, np.clip(ratio, 0.8, 1.2) * adv).mean()
+    clipped_value = old_value + np.clip(1.0 - old_value, -0.2, 0.2)
+    value_loss = 0.5 * np.maximum((1.0 - target) ** 2, (clipped_value - target) ** 2).mean()
+    entropy = (0.5 * np.log(2 * np.pi * np.e * std**2)).sum()
+    expected = dict(actor_loss=actor, value_loss=value_loss, entropy=entropy,
+                    approx_kl=((ratio - 1) - np.log(ratio)).mean(), clip_fraction=(np.abs(ratio - 1) > 0.2).mean())
+    for name, value in expected.items():
+        assert float(parts[name]) == pytest.approx(value, rel=1e-5, abs=1e-6), name
+    assert parts["clip_fraction"] == pytest.approx(0.4)  # the e^0.5 and e^-0.5 ratios
+    assert float(total) == pytest.approx(actor + 0.5 * value_loss - 0.01 * entropy, rel=1e-5)
+
+
+def test_update_metrics_against_hand_counted_values():
+    T, N = 3, 2
+    terminated = np.array([[0, 1], [0, 0], [0, 0]], bool)
+    truncated = np.array([[0, 0], [0, 0], [1, 0]], bool)
+    finished_return = np.where(terminated | truncated, [[0, 5.0], [0, 0], [11.0, 0]], 0.0)
+    finished_length = np.where(terminated | truncated, [[0, 4.0], [0, 0], [20.0, 0]], 0.0)
+    reward = np.arange(6, dtype=np.float32).reshape(T, N)
+    value = np.array([[1.0, 2.0], [0.5, 0.0], [1.0, 1.0]], np.float32)
+    targets = np.array([[1.5, 2.0], [0.0, 1.0], [2.0, 1.0]], np.float32)
+    info = {"reward/upright": reward * 2, "pelvis_height": np.full((T, N), 0.9), "nan_reset": truncated * 1.0}
+    zeros = jnp.zeros((T, N))
+    traj = ppo_mjx.Transition(zeros, zeros, zeros, jnp.asarray(value), jnp.asarray(reward), jnp.asarray(terminated),
+                              jnp.asarray(truncated), zeros, jnp.asarray(finished_return),
+                              jnp.asarray(finished_length), {k: jnp.asarray(v) for k, v in info.items()})
+    losses = {"actor_loss": jnp.array([[1.0, 3.0]]), "approx_kl": jnp.array([[0.1, 0.3]])}
+    metrics = {k: float(v) for k, v in ppo_mjx.update_metrics(traj, losses, jnp.asarray(targets), jnp.array(4),
+                                                                T * N).items()}
+    residual = targets - value
+    assert metrics == pytest.approx(dict(
+        update=5, env_steps=5 * T * N, episode_return=8.0, episode_length=12.0, episodes=2, terminations=1,
+        truncations=1, reward=2.5, explained_variance=1 - residual.var() / (targets.var() + 1e-8),
+        **{"reward/upright": 5.0}, pelvis_height=0.9, nan_resets=1.0, actor_loss=2.0, approx_kl=0.2), rel=1e-6)
+    no_episode = traj.replace(terminated=jnp.zeros((T, N), bool), truncated=jnp.zeros((T, N), bool))
+    assert np.isnan(ppo_mjx.update_metrics(no_episode, losses, jnp.asarray(targets), jnp.array(0), 6)
+                    ["episode_return"])
+
+
+def optimizer_steps(config, hp, steps, grad=1.0):
+    """Parameter changes of `steps` updates with a constant gradient, through a train state built as the trainer
+    builds it (the optimizer it holds, its hyperparameters written from `hp`)."""
+    state = TrainState.create(apply_fn=None, params=jnp.zeros(3), tx=ppo_mjx.make_optimizer(config, steps))
+    changes = []
+    for _ in range(steps):
+        before = state.params
+        state = ppo_mjx.with_hyperparameters(state, hp).apply_gradients(grads=jnp.full(3, grad))
+        changes.append(float(before[0] - state.params[0]))
+    return np.array(changes)
+
+
+def test_the_train_states_optimizer_uses_the_traced_hyperparameters():
+    """The optimizer the train state holds is the one that updates it, with the hyperparameters given to this
+    update, not the config's: Adam with a constant gradient moves each parameter by the learning rate per step."""
+    config = dict(CONFIG, lr=3e-4, anneal_lr=False)
+    hp = dict(ppo_mjx.hyperparameters(config), lr=jnp.float32(0.01))
+    np.testing.assert_allclose(optimizer_steps(config, hp, 4), 0.01, rtol=1e-4)
+    np.testing.assert_array_equal(optimizer_steps(config, dict(hp, lr=jnp.float32(0.0)), 4), 0.0)
+    # hp's max_grad_norm clips the gradient to norm 1e-3 before Adam (eps 1e-5), which then steps lr * g / (g + eps).
+    clipped = 1e-3 / np.sqrt(3)
+    np.testing.assert_allclose(optimizer_steps(config, dict(hp, max_grad_norm=jnp.float32(1e-3)), 4, grad=1e6),
+                               0.01 * clipped / (clipped + 1e-5), rtol=1e-4)
+
+
+def test_learning_rate_anneals_linearly_to_zero():
+    steps = 5
+    hp = dict(ppo_mjx.hyperparameters(CONFIG), lr=jnp.float32(0.01))
+    annealed = optimizer_steps(dict(CONFIG, anneal_lr=True), hp, steps)
+    np.testing.assert_allclose(annealed, 0.01 * (1 - np.arange(steps) / steps), rtol=1e-4)
+    np.testing.assert_allclose(optimizer_steps(dict(CONFIG, anneal_lr=False), hp, steps), 0.01, rtol=1e-4)

@@ -1,5 +1,5 @@
-"""Run outputs: checkpoints (round trip, atomic save, corruption), exact resume after Ctrl-C, evaluation of a known
-policy in MJX and plain MuJoCo, and headless video."""
+"""Run outputs: checkpoints (round trip, atomic save, corruption), exact resume after Ctrl-C, evaluation refusing
+another env's checkpoint, and headless video. (Evaluation of a known policy in MJX and plain MuJoCo: test_species.)"""
 
 import csv
 import json
@@ -14,8 +14,8 @@ import pytest
 
 import envs
 import evaluate
-import ppo_mjx
 import runs
+import training
 from cartpole import SHORT_CONFIG, make_cartpole_env
 
 
@@ -82,20 +82,20 @@ def cartpole_runs(tmp_path_factory, cartpole_straight):
     """The straight cartpole run, and the same run stopped by a real SIGINT after update 3, then resumed."""
     env = make_cartpole_env(SHORT_CONFIG)
     stopped = tmp_path_factory.mktemp("stopped")
-    print_progress = ppo_mjx.print_progress
+    print_progress = training.print_progress
 
     def ctrl_c_after_update_3(latest, *args):
         print_progress(latest, *args)
         if latest[0]["update"] == 3:
             os.kill(os.getpid(), signal.SIGINT)
 
-    ppo_mjx.print_progress = ctrl_c_after_update_3
+    training.print_progress = ctrl_c_after_update_3
     try:
-        interrupted = ppo_mjx.run(env, SHORT_CONFIG, 0, str(stopped))
+        interrupted = training.run(env, SHORT_CONFIG, 0, str(stopped))
     finally:
-        ppo_mjx.print_progress = print_progress
+        training.print_progress = print_progress
     at_stop = runs.read_checkpoint(str(stopped / runs.CHECKPOINT))
-    ppo_mjx.run(env, SHORT_CONFIG, 0, str(stopped), resume=True)
+    training.run(env, SHORT_CONFIG, 0, str(stopped), resume=True)
     return dict(env=env, straight=cartpole_straight, stopped=stopped, interrupted=interrupted, at_stop=at_stop)
 
 
@@ -131,7 +131,7 @@ def test_resume_refuses_a_checkpoint_of_another_config(cartpole_runs, tmp_path):
     other = dict(SHORT_CONFIG, critic_hidden=(32,))
     (tmp_path / runs.CHECKPOINT).write_bytes((cartpole_runs["straight"] / runs.CHECKPOINT).read_bytes())
     with pytest.raises(runs.CheckpointError, match="config differs"):
-        ppo_mjx.run(cartpole_runs["env"], other, 0, str(tmp_path), resume=True)
+        training.run(cartpole_runs["env"], other, 0, str(tmp_path), resume=True)
 
 
 def test_evaluation_refuses_a_checkpoint_of_another_env(cartpole_runs):
@@ -142,20 +142,6 @@ def test_evaluation_refuses_a_checkpoint_of_another_env(cartpole_runs):
                 r"'trex_stage1': \['normalizer'\]\.mean is \(4,\) float32 in the checkpoint, \(59,\) float32 expected")
     with pytest.raises(runs.CheckpointError, match=expected):
         evaluate.checkpoint_policy(path, checkpoint, config, envs.make_env("trex_stage1"))
-
-
-def test_zero_action_stands_full_episodes_in_mjx_and_plain_mujoco():
-    """A known policy: holding home on the standing T-Rex without pushes lasts every episode to the time limit."""
-    summaries = {}
-    for physics in ("mjx", "mujoco"):
-        env = envs.make_env("trex_stage1", physics, episode_length=50, push_interval=0)
-        episodes, poses = ppo_mjx.evaluate(env, lambda obs: jnp.zeros(obs.shape[:-1] + (14,)), jax.random.key(0), 3)
-        assert poses.shape == (50, 3, env.mj_model.nq + 3)  # qpos, then the target's position
-        summaries[physics] = summary = ppo_mjx.evaluation_summary(episodes)
-        assert summary["episode_length"] == 50 and summary["reached_time_limit"] == 1.0
-        assert summary["success_rate"] == 1.0 and abs(summary["forward_speed_mean"]) < 0.1  # settling, not walking
-    # The same start states in both simulators end at nearly the same height.
-    assert summaries["mjx"]["pelvis_height"] == pytest.approx(summaries["mujoco"]["pelvis_height"], abs=0.01)
 
 
 @pytest.mark.parametrize("extension", [".mp4", ".gif"])

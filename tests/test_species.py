@@ -1,8 +1,9 @@
 """Every species model: scale and conventions, only feet touch the floor, and it stands by itself for 5 s under zero
-action in plain MuJoCo and in MJX."""
+action in plain MuJoCo and in MJX (through the evaluation, which the T-Rex also runs in plain MuJoCo: sim-to-sim)."""
+
+import functools
 
 import jax
-import jax.numpy as jnp
 import mujoco
 import numpy as np
 import pytest
@@ -87,21 +88,29 @@ def test_stands_by_itself_in_mujoco_with_only_foot_contacts(species):
     assert data.ncon > 0  # it stands on its feet, not in the air
 
 
+@functools.lru_cache
+def zero_action_episodes(species, physics="mjx"):
+    """(summary, poses) of 3 episodes of STAND_SECONDS from fresh random starts without pushes, holding home."""
+    config = get_config(f"{species}_stage1")
+    env = envs.make_env(f"{species}_stage1", physics, episode_length=round(STAND_SECONDS / config["ctrl_dt"]),
+                        push_interval=0)
+    episodes, poses = envs.evaluate(env, envs.zero_policy(env), jax.random.key(0), 3)
+    assert poses.shape == (env.config["episode_length"], 3, env.mj_model.nq + 3)  # qpos, then the target's position
+    return envs.evaluation_summary(episodes), poses
+
+
 @pytest.mark.parametrize("species", SPECIES)
 def test_loads_in_mjx_and_stands_under_zero_action(species):
-    env = envs.make_env(f"{species}_stage1", reset_joint_noise=0.0, reset_yaw=False, push_interval=0)
-    steps = int(STAND_SECONDS / env.config["ctrl_dt"])
+    summary, poses = zero_action_episodes(species)
+    assert summary["reached_time_limit"] == 1.0 and summary["success_rate"] == 1.0  # stood to the limit, standing
+    heights = poses[:, :, 2]  # pelvis height at every step of every episode
+    assert np.abs(heights - heights[0]).max() < 0.05
+    assert abs(summary["forward_speed_mean"]) < 0.1  # settling, not walking
 
-    @jax.jit
-    def rollout(key):
-        state = env.reset(key)
 
-        def body(state, _):
-            state = env.step(state, jnp.zeros(env.action_size))
-            return state, (state.data.qpos[2], state.terminated | state.truncated)
-
-        return state.data.qpos[2], jax.lax.scan(body, state, None, steps)[1]
-
-    start, (heights, ended) = rollout(jax.random.key(0))
-    assert not ended.any()
-    assert np.abs(np.asarray(heights) - float(start)).max() < 0.05
+def test_mjx_and_plain_mujoco_agree_on_the_trex():
+    """The same start states in both simulators (MJX's run shared with the test above) end at nearly the same
+    height."""
+    (mjx_summary, _), (mujoco_summary, _) = zero_action_episodes("trex"), zero_action_episodes("trex", "mujoco")
+    assert mujoco_summary["episode_length"] == mjx_summary["episode_length"] and mujoco_summary["success_rate"] == 1.0
+    assert mjx_summary["pelvis_height"] == pytest.approx(mujoco_summary["pelvis_height"], abs=0.01)

@@ -13,6 +13,7 @@ import pytest
 
 import ppo_mjx
 import runs
+import training
 from cartpole import SHORT_CONFIG, make_cartpole_env
 from configs import get_config, parse_sweeps, sweep_grid
 
@@ -24,7 +25,7 @@ DEFAULTS = {"lr": 3e-4, "reward_weights.upright": 1.0}  # the swept keys' values
 def test_sweep_grid_has_a_member_per_setting_and_seed(tmp_path):
     grid = sweep_grid(parse_sweeps(SWEEPS + ["gamma=0.9,0.99,0.999"], SHORT_CONFIG))
     assert len(grid) == 12 and grid[0] == {"lr": 0.0, "reward_weights.upright": 1.0, "gamma": 0.9}
-    members = ppo_mjx.group_members(SHORT_CONFIG, 5, 2, grid, str(tmp_path))
+    members = training.group_members(SHORT_CONFIG, 5, 2, grid, str(tmp_path))
     assert len(members) == 24 and [m.seed for m in members[:4]] == [5, 6, 5, 6]
     assert len({m.out for m in members}) == 24
     assert members[3].name == "lr=0.0-reward_weights.upright=1.0-gamma=0.99_seed6"
@@ -41,8 +42,8 @@ def sweep(tmp_path_factory):
     """lr in {0, 3e-4} x upright weight in {1, 2} x seeds {0, 1}: eight cartpole runs as one program."""
     out = tmp_path_factory.mktemp("sweep")
     env = make_cartpole_env(SHORT_CONFIG)
-    members = ppo_mjx.group_members(SHORT_CONFIG, 0, 2, sweep_grid(parse_sweeps(SWEEPS, SHORT_CONFIG)), str(out))
-    summaries = ppo_mjx.run_members(env, members, str(out))
+    members = training.group_members(SHORT_CONFIG, 0, 2, sweep_grid(parse_sweeps(SWEEPS, SHORT_CONFIG)), str(out))
+    summaries = training.run_members(env, members, str(out))
     return dict(env=env, out=out, members=members, summaries=summaries)
 
 
@@ -70,7 +71,7 @@ def assert_same_run(folder, reference):
 
 def test_seeds_vmapped_equal_separate_runs(sweep, cartpole_straight, tmp_path):
     """The members with the config's own values are the config trained with seeds 0 and 1, side by side."""
-    ppo_mjx.run(sweep["env"], SHORT_CONFIG, 1, str(tmp_path / "seed1"))
+    training.run(sweep["env"], SHORT_CONFIG, 1, str(tmp_path / "seed1"))
     defaults = [m for m in sweep["members"] if m.setting == DEFAULTS]
     assert [m.seed for m in defaults] == [0, 1]
     assert_same_run(defaults[0].out, cartpole_straight)
@@ -79,6 +80,7 @@ def test_seeds_vmapped_equal_separate_runs(sweep, cartpole_straight, tmp_path):
 
 def test_swept_values_reach_their_members_and_are_recorded(sweep):
     init = jax.jit(ppo_mjx.make_trainer(SHORT_CONFIG, sweep["env"]).init)
+    hparams = ppo_mjx.hyperparameters(SHORT_CONFIG)
     for member, summary in zip(sweep["members"], sweep["summaries"]):
         lr, weight = member.setting["lr"], member.setting["reward_weights.upright"]
         with open(os.path.join(member.out, "config.json")) as f:
@@ -89,7 +91,7 @@ def test_swept_values_reach_their_members_and_are_recorded(sweep):
         # The upright term pays its weight every step, in training and in the final evaluation.
         assert all(float(row["reward/upright"]) == pytest.approx(weight) for row in rows)
         assert summary["episode_return"] == pytest.approx(weight * summary["episode_length"])
-        initial = runs.tree_to_arrays(init(jax.random.key(member.seed)).train_state.params)
+        initial = runs.tree_to_arrays(init(jax.random.key(member.seed), hparams).train_state.params)
         moved = max(np.abs(checkpoint["policy"]["['params']" + name] - value).max() for name, value in initial.items())
         assert (moved == 0.0) if lr == 0.0 else (moved > 1e-4), (member.name, moved)
 
@@ -141,16 +143,16 @@ def snapshot(folder):
 
 def test_finished_group_resumes_as_a_no_op(sweep):
     before = snapshot(sweep["out"])
-    assert ppo_mjx.run_members(sweep["env"], sweep["members"], str(sweep["out"]), resume=True) == sweep["summaries"]
+    assert training.run_members(sweep["env"], sweep["members"], str(sweep["out"]), resume=True) == sweep["summaries"]
     assert snapshot(sweep["out"]) == before
 
 
 def test_resume_rebuilds_a_group_from_its_folder(tmp_path):
     config = get_config("trex_stage1")
-    members = ppo_mjx.group_members(config, 3, 2, sweep_grid(parse_sweeps(["lr=1e-4,1e-3"], config)), str(tmp_path))
-    ppo_mjx.write_group(str(tmp_path), "trex_stage1", members)
+    members = training.group_members(config, 3, 2, sweep_grid(parse_sweeps(["lr=1e-4,1e-3"], config)), str(tmp_path))
+    training.write_group(str(tmp_path), "trex_stage1", members)
     for member in members:
         runs.atomic_write(os.path.join(member.out, "config.json"), json.dumps(dict(member.config, env="trex_stage1",
                                                                                   seed=member.seed)))
-    assert ppo_mjx.resume_settings(str(tmp_path)) == ("trex_stage1", members, str(tmp_path))
+    assert training.resume_settings(str(tmp_path)) == ("trex_stage1", members, str(tmp_path))
     assert [m.config["lr"] for m in members] == [1e-4, 1e-4, 1e-3, 1e-3] and [m.seed for m in members] == [3, 4, 3, 4]

@@ -1,0 +1,160 @@
+"""The training command line (`python ppo_mjx.py ...` hands over to `main` here).
+
+    python ppo_mjx.py --env trex_stage1 --seed 0
+    python ppo_mjx.py --env trex --curriculum --seed 0
+    python ppo_mjx.py --env trex_stage1 --num-envs 128 --total-timesteps 1000000 --set lr=1e-4
+    python ppo_mjx.py --resume results/runs/trex_stage1_seed0_20261122-101500
+    python ppo_mjx.py --env trex_stage1 --num-seeds 8 --sweep lr=1e-4,3e-4 --sweep ent_coef=0,1e-3   # one program
+
+On a machine without an accelerator the defaults are sized for its CPU (configs/ppo.py, CPU_DEFAULTS); flags win.
+`python ppo_mjx.py` sets TF_CPP_MIN_LOG_LEVEL=2 before JAX loads (unless set): XLA prints a warning line for every
+program it reads back from the compilation cache ("Assume version compatibility"); errors still print.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+import jax
+
+import curriculum
+import envs
+import runs
+import training
+from configs import (CONFIGS, CPU_DEFAULTS, SWEEPABLE, ConfigError, curriculum_stages, flatten, get_config,
+                     parse_overrides, parse_sweeps, sweep_grid)
+
+RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description="Train PPO on an MJX dinosaur env (one jitted train function).")
+    parser.add_argument("--env", help=f"env name (default trex_stage1), one of: {', '.join(sorted(CONFIGS))}")
+    parser.add_argument("--curriculum", action="store_true",
+                        help="--env names a species (trex, velociraptor, brachiosaurus): train its stages in order, "
+                             "each until its gate passes or its step budget runs out, warm-starting from the last")
+    parser.add_argument("--seed", type=int, help="random seed, the first of --num-seeds (default 0)")
+    parser.add_argument("--num-seeds", type=int, help="train seeds SEED .. SEED+N-1 as one vmapped program")
+    parser.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2,...",
+                        help="train every combination of the swept values (x every seed) as one vmapped program; "
+                             f"repeatable; sweepable: {', '.join(SWEEPABLE)}, reward_weights.*")
+    parser.add_argument("--num-envs", type=int, help="parallel envs (config key num_envs)")
+    parser.add_argument("--total-timesteps", type=int, help="env steps to train for (config key total_timesteps)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override any config key, e.g. --set lr=1e-4 --set reward_weights.posture=1.0; "
+                             "repeatable; the value must have the default's type")
+    parser.add_argument("--out", help="run folder (default results/runs/<env>_seed<seed>_<time>), or group folder "
+                                      "with --num-seeds/--sweep")
+    parser.add_argument("--resume", metavar="DIR", help="continue a run or group folder from its checkpoints")
+    parser.add_argument("--wandb", action="store_true", help="also log to Weights & Biases (needs `pip install wandb`)")
+    parser.add_argument("--distributed", nargs="?", const="auto", metavar="COORDINATOR,NUM_PROCESSES,PROCESS_ID",
+                        help="this process is one of a multi-host run (start the same command on every host): "
+                             "jax.distributed.initialize() with arguments from Slurm, Open MPI or a TPU pod, or "
+                             "given here, e.g. 10.0.0.1:1234,2,0")
+    return parser.parse_args(argv)
+
+
+def start_distributed(spec):
+    """Join a multi-host run: afterwards jax.devices() lists every host's devices, and the run's layout spans them.
+    `spec` is "auto" (the cluster tells) or "COORDINATOR,NUM_PROCESSES,PROCESS_ID"."""
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")  # CPU hosts; GPUs use NCCL
+    if spec == "auto":
+        arguments = ()
+    else:
+        parts = spec.split(",")
+        if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+            raise ConfigError(f"--distributed expects COORDINATOR,NUM_PROCESSES,PROCESS_ID (e.g. 10.0.0.1:1234,2,0), "
+                              f"got '{spec}'")
+        arguments = (parts[0], int(parts[1]), int(parts[2]))
+    try:
+        jax.distributed.initialize(*arguments)
+    except (ValueError, RuntimeError) as error:
+        raise ConfigError(f"--distributed: {str(error).splitlines()[0]}") from None
+
+
+def overrides_from_args(args, names):
+    """The config overrides --set, --num-envs and --total-timesteps ask for, over the machine's defaults: on a
+    machine without an accelerator, CPU_DEFAULTS for every key that a config of `names` has and no flag sets (one
+    printed line says which)."""
+    overrides = parse_overrides(args.set)
+    if args.num_envs is not None:
+        overrides["num_envs"] = args.num_envs
+    if args.total_timesteps is not None:
+        overrides["total_timesteps"] = args.total_timesteps
+    if jax.default_backend() != "cpu":
+        return overrides
+    known = {key for name in names if name in CONFIGS for key, _ in flatten(CONFIGS[name])}
+    sized = {k: v for k, v in CPU_DEFAULTS.items() if k in known and k not in overrides}
+    if sized:
+        print(f"no GPU found: defaults sized for this CPU ({', '.join(f'{k}={v:,}' for k, v in sized.items())}); "
+              f"the GPU defaults are in configs/; flags such as --num-envs 4096 or --set eval_episodes=64 override",
+              flush=True)
+    return sized | overrides
+
+
+def settings_from_args(args):
+    """(env name, members, group folder or None) from the command line, or from a folder's saved configs with
+    --resume. Several seeds or a sweep make a group: one folder with a run folder per member."""
+    if args.resume:
+        given = [flag for flag, value in [("--env", args.env), ("--seed", args.seed), ("--num-seeds", args.num_seeds),
+                                          ("--sweep", args.sweep or None), ("--num-envs", args.num_envs),
+                                          ("--total-timesteps", args.total_timesteps), ("--set", args.set or None),
+                                          ("--out", args.out)] if value is not None]
+        if given:
+            raise ConfigError(f"--resume continues runs with their saved configs; drop {', '.join(given)}")
+        return training.resume_settings(args.resume)
+    env_name = args.env or "trex_stage1"
+    config = get_config(env_name, overrides_from_args(args, [env_name]))
+    seed = 0 if args.seed is None else args.seed
+    num_seeds = 1 if args.num_seeds is None else args.num_seeds
+    if num_seeds < 1:
+        raise ConfigError(f"--num-seeds must be at least 1, got {num_seeds}")
+    grid = sweep_grid(parse_sweeps(args.sweep, config))
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    if not args.sweep and num_seeds == 1:
+        out = args.out or os.path.join(RESULTS_DIR, "runs", f"{env_name}_seed{seed}_{stamp}")
+        return env_name, [training.Member(os.path.basename(out), config, seed, out, {})], None
+    kind = "sweep" if args.sweep else f"{num_seeds}seeds"
+    group_out = args.out or os.path.join(RESULTS_DIR, "runs", f"{env_name}_{kind}_seed{seed}_{stamp}")
+    return env_name, training.group_members(config, seed, num_seeds, grid, group_out), group_out
+
+
+def curriculum_from_args(args):
+    """(species, seed, curriculum folder, overrides) for --curriculum."""
+    refused = [flag for flag, value in [("--num-seeds", args.num_seeds), ("--sweep", args.sweep or None),
+                                        ("--resume", args.resume), ("--distributed", args.distributed)]
+               if value is not None]
+    if refused:
+        raise ConfigError(f"--curriculum trains one run stage by stage; drop {', '.join(refused)}")
+    if not args.env:
+        raise ConfigError("--curriculum needs --env SPECIES, e.g. --env trex")
+    names = curriculum_stages(args.env)
+    seed = 0 if args.seed is None else args.seed
+    out = args.out or os.path.join(RESULTS_DIR, "runs",
+                                   f"{args.env}_curriculum_seed{seed}_{time.strftime('%Y%m%d-%H%M%S')}")
+    return args.env, seed, out, overrides_from_args(args, names)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    training.enable_compilation_cache()
+    try:
+        if args.curriculum:
+            summaries = curriculum.run_curriculum(*curriculum_from_args(args), use_wandb=args.wandb)
+        else:
+            if args.distributed:
+                start_distributed(args.distributed)
+            env_name, members, group_out = settings_from_args(args)
+            training.check_trainable(members[0].config)
+            env = envs.env_from_config(env_name, members[0].config)
+            summaries = training.run_members(env, members, group_out, args.resume is not None, args.wandb)
+    except (ConfigError, runs.CheckpointError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    if summaries is None:
+        sys.exit(130)  # stopped by Ctrl-C, as shells report an interrupted command
+
+
+if __name__ == "__main__":
+    main()
