@@ -10,6 +10,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import jax  # noqa: E402
 import pytest  # noqa: E402
 
+import cli  # noqa: E402
 import configs  # noqa: E402
 import envs  # noqa: E402
 import model_checks  # noqa: E402
@@ -47,45 +48,51 @@ def test_real_configs_pass(name):
     check(name)
 
 
-def test_no_home_keyframe(tmp_path):
-    path = broken_model(tmp_path, ('<key name="home"', '<key name="rest"'))
-    expect_error(f"{path}: no keyframe named 'home'", "trex_stage1", {"model": path})
-
-
 def test_misspelled_tip_site():
     sites = "imu, l_foot_site, l_toes_site, r_foot_site, r_toes_site, jaw_tip, tail_tip, target"
     expect_error(f"trex.xml: tip site 'jaw_tp' (config tip_sites) is not a site of the model; its sites: {sites}",
                  "trex_stage3", {"tip_sites": ("jaw_tp",)})
 
 
-def test_actuators_out_of_qpos_order(tmp_path):
-    knee = '<position name="l_knee" joint="l_knee" class="knee"/>'
-    ankle = '<position name="l_ankle" joint="l_ankle" class="ankle"/>'
-    path = broken_model(tmp_path, (f"{knee}\n    {ankle}", f"{ankle}\n    {knee}"))
-    expect_error(f"{path}: actuator 2 'l_ankle' drives joint 'l_ankle' but qpos order expects hinge 'l_knee': one "
-                 f"actuator per hinge, in qpos order", "trex_stage1", {"model": path})
-
-
-def test_missing_imu_site(tmp_path):
-    path = broken_model(tmp_path, ('<site name="imu" size="0.02"/>', ""))
-    expect_error(f"{path}: no site named 'imu' (put it at the pelvis origin)", "trex_stage1", {"model": path})
-
-
-def test_first_joint_not_free(tmp_path):
-    # Three slides and a ball keep the keyframe's 7 root coordinates, so the model still compiles.
-    root = ('<joint name="root_x" type="slide" axis="1 0 0"/><joint name="root_y" type="slide" axis="0 1 0"/>'
+KNEE = '<position name="l_knee" joint="l_knee" class="knee"/>'
+ANKLE = '<position name="l_ankle" joint="l_ankle" class="ankle"/>'
+PELVIS = '<geom name="pelvis" type="ellipsoid"'
+# Three slides and a ball keep the keyframe's 7 root coordinates, so the model still compiles.
+NOT_FREE = ('<joint name="root_x" type="slide" axis="1 0 0"/><joint name="root_y" type="slide" axis="0 1 0"/>'
             '<joint name="root_z" type="slide" axis="0 0 1"/><joint name="root_rot" type="ball"/>')
-    path = broken_model(tmp_path, ('<freejoint name="root"/>', root))
-    expect_error(f"{path}: the first joint must be a free joint on the body 'pelvis' (the root); found a slide joint "
-                 f"'root_x' on body 'pelvis'", "trex_stage1", {"model": path})
+# Broken copies of models/trex.xml: (text replacement, the error after "<path>: ").
+BROKEN = {
+    "no home keyframe": (('<key name="home"', '<key name="rest"'), "no keyframe named 'home'"),
+    "actuators out of qpos order": ((f"{KNEE}\n    {ANKLE}", f"{ANKLE}\n    {KNEE}"),
+                                    "actuator 2 'l_ankle' drives joint 'l_ankle' but qpos order expects hinge "
+                                    "'l_knee': one actuator per hinge, in qpos order"),
+    "no imu site": (('<site name="imu" size="0.02"/>', ""), "no site named 'imu' (put it at the pelvis origin)"),
+    "first joint not free": (('<freejoint name="root"/>', NOT_FREE),
+                             "the first joint must be a free joint on the body 'pelvis' (the root); found a slide "
+                             "joint 'root_x' on body 'pelvis'"),
+    "a body geom collides": ((PELVIS, PELVIS.replace("type=", 'contype="1" type=')),
+                             "geom 'pelvis' of body 'pelvis' collides (contype/conaffinity nonzero); only geoms of "
+                             "foot bodies (name containing 'foot' or 'toe') may, every other geom needs "
+                             "contype=conaffinity=0"),
+}
 
 
-def test_non_foot_geom_collides(tmp_path):
-    pelvis = '<geom name="pelvis" type="ellipsoid"'
-    path = broken_model(tmp_path, (pelvis, pelvis.replace("type=", 'contype="1" type=')))
-    expect_error(f"{path}: geom 'pelvis' of body 'pelvis' collides (contype/conaffinity nonzero); only geoms of foot "
-                 f"bodies (name containing 'foot' or 'toe') may, every other geom needs contype=conaffinity=0",
-                 "trex_stage1", {"model": path})
+@pytest.mark.parametrize("case", BROKEN)
+def test_broken_model_is_one_line(case, tmp_path):
+    replacement, message = BROKEN[case]
+    path = broken_model(tmp_path, replacement)
+    expect_error(f"{path}: {message}", "trex_stage1", {"model": path})
+
+
+@pytest.mark.parametrize("case", BROKEN)
+def test_broken_model_from_the_command_line_exits_2(case, tmp_path, capsys):
+    replacement, message = BROKEN[case]
+    path = broken_model(tmp_path, replacement)
+    with pytest.raises(SystemExit) as exit:
+        cli.main(["--env", "trex_stage1", "--set", f"model={path}", "--out", str(tmp_path / "run")])
+    assert exit.value.code == 2
+    assert capsys.readouterr().err == f"error: {path}: {message}\n"
+    assert not (tmp_path / "run").exists()
 
 
 def heights_of(name):
@@ -113,8 +120,7 @@ def test_velociraptor_min_pelvis_height_on_trex():
 
 
 def test_env_from_config_checks_before_compiling(tmp_path):
-    """Building the env runs the checks before the task or the env compiles anything: the only compilation is
-    put_model's trivial dtype conversion (envs.env_from_config moves the model to the device before the task)."""
+    """Building the env runs the checks before anything is put on a device or compiled."""
     path = broken_model(tmp_path, ('<key name="home"', '<key name="rest"'))
     compiled = []
 
@@ -128,4 +134,4 @@ def test_env_from_config_checks_before_compiling(tmp_path):
             envs.env_from_config("trex_stage1", configs.get_config("trex_stage1", {"model": path}))
     finally:
         jax.monitoring.unregister_event_duration_listener(listener)
-    assert set(compiled) <= {"jit(convert_element_type)"}, compiled
+    assert compiled == []
