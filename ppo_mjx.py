@@ -2,9 +2,10 @@
 
     python ppo_mjx.py --env trex_stage1 --seed 0        # the command line lives in cli.py
 
-This file is the algorithm alone: copy it with envs.py (or any env with the same small interface: `reset(key)`,
-`step(state, action, reward_weights)`, `observation_size`, `action_size`) into another project. It imports jax, flax,
-optax, distrax and numpy only. Read top to bottom: network, observation normalizer, GAE, the PPO loss, the traced
+This file is the algorithm alone: copy it with envs.py into another project, or give it any env with the same small
+interface (`observation_size`, `action_size`, `reset(key)` and `step(state, action, reward_weights)` returning a
+state with `obs`, `reward`, `terminated`, `truncated`, `final_obs` and an `info` dict of per-step scalars including
+`nan_reset`). It imports jax, flax, optax and distrax only, besides the standard library. Read top to bottom: network, observation normalizer, GAE, the PPO loss, the traced
 hyperparameters, the trainer (`_env_step`, `_calculate_gae`, `_update_epoch`, `_update_minibatch`), per-update
 metrics, the deterministic policy.
 
