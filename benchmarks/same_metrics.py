@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 
+ENVIRONMENT = dict(os.environ)  # as the shell gave it: importing jax (training) sets TF_CPP_MIN_LOG_LEVEL=1
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from training import XLA_CPU_FLAGS  # noqa: E402
 
@@ -36,7 +37,7 @@ def train(root):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "run")
         subprocess.run([sys.executable, os.path.join(root, "ppo_mjx.py"), *ARGS, "--out", out], cwd=root,
-                       check=True, env=dict(os.environ, XLA_FLAGS=XLA_CPU_FLAGS))
+                       check=True, env=dict(ENVIRONMENT, XLA_FLAGS=XLA_CPU_FLAGS))
         with open(os.path.join(out, "metrics.csv")) as f:
             rows = [{k: v for k, v in row.items() if k not in NOT_COMPARED} for row in csv.DictReader(f)]
         with open(os.path.join(out, "eval.json")) as f:
