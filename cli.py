@@ -12,6 +12,9 @@ program it reads back from the compilation cache ("Assume version compatibility"
 """
 
 import argparse
+import ast
+import itertools
+import math
 import os
 import sys
 import time
@@ -22,10 +25,50 @@ import curriculum
 import envs
 import runs
 import training
-from configs import (CONFIGS, CPU_DEFAULTS, SWEEPABLE, ConfigError, curriculum_stages, flatten, get_config,
-                     parse_overrides, parse_sweeps, sweep_grid)
+from configs import CONFIGS, CPU_DEFAULTS, ConfigError, curriculum_stages, flatten, get_config, parse_overrides
+from ppo_mjx import HYPERPARAMETERS
 
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+SWEEPABLE = HYPERPARAMETERS  # and every reward weight: the numbers the trainer reads as traced arrays
+
+
+def is_sweepable(key):
+    return key in SWEEPABLE or key.startswith("reward_weights.")
+
+
+def parse_sweeps(pairs, config):
+    """`KEY=V1,V2,...` strings (brackets optional) -> {key: [values]}, every key sweepable and in `config`, every
+    value a finite number."""
+    sweeps = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"sweep '{pair}' is not KEY=V1,V2,...")
+        if key not in dict(flatten(config)):
+            raise ConfigError(f"unknown config key '{key}' in --sweep")
+        if not is_sweepable(key):
+            raise ConfigError(f"cannot sweep '{key}': it fixes array shapes or program structure, so it must be the "
+                              f"same in every member; sweepable: {', '.join(SWEEPABLE)}, reward_weights.*")
+        if key in sweeps:
+            raise ConfigError(f"--sweep lists '{key}' twice")
+        values = []
+        for item in text.strip().removeprefix("[").removesuffix("]").split(","):
+            try:
+                value = ast.literal_eval(item.strip())
+            except (ValueError, SyntaxError):
+                value = None
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ConfigError(f"sweep '{pair}': '{item.strip()}' is not a finite number")
+            values.append(float(value))
+        if len(set(values)) < len(values):
+            raise ConfigError(f"sweep '{pair}' repeats a value")
+        sweeps[key] = values
+    return sweeps
+
+
+def sweep_grid(sweeps):
+    """Every combination of the swept values, as {key: value} settings (the first key varies slowest)."""
+    return [dict(zip(sweeps, values)) for values in itertools.product(*sweeps.values())]
 
 
 def parse_args(argv):

@@ -2,14 +2,11 @@
 
 import ast
 import copy
-import itertools
-import math
 
 from configs.brachiosaurus import BRACHIOSAURUS_STAGES
 from configs.ppo import CPU_DEFAULTS  # noqa: F401  (the CLI sizes runs with it on a CPU)
 from configs.trex import TREX_STAGES
 from configs.velociraptor import VELOCIRAPTOR_STAGES
-from ppo_mjx import HYPERPARAMETERS
 
 CONFIGS = {**TREX_STAGES, **VELOCIRAPTOR_STAGES, **BRACHIOSAURUS_STAGES}
 
@@ -84,14 +81,6 @@ def flatten(config, prefix=""):
             yield prefix + key, value
 
 
-# The hyperparameters the trainer reads as traced arrays, so members of one program may differ in them.
-SWEEPABLE = HYPERPARAMETERS
-
-
-def is_sweepable(key):
-    return key in SWEEPABLE or key.startswith("reward_weights.")
-
-
 def parse_overrides(pairs):
     """`KEY=VALUE` strings -> {key: value}; VALUE is a Python literal, or a plain string."""
     overrides = {}
@@ -104,41 +93,6 @@ def parse_overrides(pairs):
         except (ValueError, SyntaxError):
             overrides[key] = text
     return overrides
-
-
-def parse_sweeps(pairs, config):
-    """`KEY=V1,V2,...` strings (brackets optional) -> {key: [values]}, every key sweepable and in `config`, every
-    value a finite number."""
-    sweeps = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"sweep '{pair}' is not KEY=V1,V2,...")
-        if key not in dict(flatten(config)):
-            raise ConfigError(f"unknown config key '{key}' in --sweep")
-        if not is_sweepable(key):
-            raise ConfigError(f"cannot sweep '{key}': it fixes array shapes or program structure, so it must be the "
-                              f"same in every member; sweepable: {', '.join(SWEEPABLE)}, reward_weights.*")
-        if key in sweeps:
-            raise ConfigError(f"--sweep lists '{key}' twice")
-        values = []
-        for item in text.strip().removeprefix("[").removesuffix("]").split(","):
-            try:
-                value = ast.literal_eval(item.strip())
-            except (ValueError, SyntaxError):
-                value = None
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ConfigError(f"sweep '{pair}': '{item.strip()}' is not a finite number")
-            values.append(float(value))
-        if len(set(values)) < len(values):
-            raise ConfigError(f"sweep '{pair}' repeats a value")
-        sweeps[key] = values
-    return sweeps
-
-
-def sweep_grid(sweeps):
-    """Every combination of the swept values, as {key: value} settings (the first key varies slowest)."""
-    return [dict(zip(sweeps, values)) for values in itertools.product(*sweeps.values())]
 
 
 def from_saved(saved):

@@ -15,7 +15,8 @@ import ppo_mjx
 import runs
 import training
 from cartpole import SHORT_CONFIG, make_cartpole_env
-from configs import get_config, parse_sweeps, sweep_grid
+from cli import parse_sweeps, sweep_grid
+from configs import get_config
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SWEEPS = ["lr=0.0,3e-4", "reward_weights.upright=[1.0, 2.0]"]
