@@ -98,14 +98,11 @@ def load_model(config):
     path = os.path.join(MODELS_DIR, config["model"])
     try:
         spec = mujoco.MjSpec.from_file(path)
-    except ValueError as error:  # MuJoCo's parser: missing file, bad XML, unknown element or attribute
-        raise ConfigError(f"{path}: {str(error).strip().splitlines()[0]}") from None
-    target = spec.worldbody.add_body(name="target", mocap=True)
-    target.add_site(name="target", type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[config.get("success_radius", 0.05), 0, 0],
-                    rgba=[0.9, 0.2, 0.1, 0.5])
-    try:
+        target = spec.worldbody.add_body(name="target", mocap=True)
+        target.add_site(name="target", type=mujoco.mjtGeom.mjGEOM_SPHERE,
+                        size=[config.get("success_radius", 0.05), 0, 0], rgba=[0.9, 0.2, 0.1, 0.5])
         mj_model = spec.compile()
-    except ValueError as error:  # MuJoCo's compiler: e.g. a joint range that cannot be inferred
+    except ValueError as error:  # MuJoCo's parser and compiler: no file, bad XML, a range it cannot infer, ...
         raise ConfigError(f"{path}: {str(error).strip().splitlines()[0]}") from None
     mj_model.opt.timestep = config["sim_dt"]
     return mj_model
