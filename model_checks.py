@@ -9,8 +9,8 @@ the first violation found:
 5. every joint after the root is a hinge with a range, driven by exactly one actuator in qpos order (actuator i
    drives joint i + 1), each a `<position kp=... kv=...>` actuator with a ctrlrange;
 6. the home keyframe's ctrl equals its hinge angles (action 0 holds home);
-7. besides floor planes, only foot geoms collide: geoms of bodies whose name contains `foot` or `toe`
-   (`*_foot`, `*_toes`), each a sphere, capsule, ellipsoid or box;
+7. a plane geom `floor` at height 0; besides planes, only foot geoms collide: geoms of bodies whose name contains
+   `foot` or `toe` (`*_foot`, `*_toes`), each a sphere, capsule, ellipsoid or box;
 8. the config's heights fit the home pose resting on the floor, with H its pelvis height and Hh its head height:
    0.8 H <= standing_height < H, 0.5 H <= min_pelvis_height < standing_height, 0.3 Hh <= min_head_height < Hh.
 
@@ -85,6 +85,9 @@ def check_model(mj_model, config):
 
     # 7: a colliding body geom would prop the animal up off its feet; resets rest the lowest point of the colliding
     # geoms on the floor with envs.lowest_point, which knows only these four shapes.
+    floor = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, "floor")
+    if floor < 0 or m.geom_type[floor] != GEOM.mjGEOM_PLANE or m.geom_pos[floor, 2] != 0:
+        fail("no floor: a plane geom named 'floor' at height 0")
     feet = []
     for g in range(m.ngeom):
         if m.geom_type[g] == GEOM.mjGEOM_PLANE or not (m.geom_contype[g] or m.geom_conaffinity[g]):
@@ -115,14 +118,10 @@ def check_model(mj_model, config):
 
 
 def home_heights(m, feet):
-    """(pelvis height, head body height) in the home pose with the lowest point of the `feet` geoms on z = 0."""
+    """(pelvis height, head body height) in the home pose lowered until its lowest foot point touches the floor, as
+    resets place it (MuJoCo measures each foot geom's distance to the floor plane)."""
     data = mujoco.MjData(m)
     mujoco.mj_resetDataKeyframe(m, data, m.keyframe("home").id)
     mujoco.mj_kinematics(m, data)
-    lowest = np.inf
-    for g in feet:
-        size, up = m.geom_size[g], data.geom_xmat[g].reshape(3, 3)[2]  # world z of each local axis
-        depth = {GEOM.mjGEOM_SPHERE: size[0], GEOM.mjGEOM_CAPSULE: size[0] + abs(size[1] * up[2]),
-                 GEOM.mjGEOM_ELLIPSOID: np.linalg.norm(size * up)}.get(int(m.geom_type[g]), np.sum(np.abs(size * up)))
-        lowest = min(lowest, data.geom_xpos[g, 2] - depth)
-    return data.qpos[2] - lowest, data.xpos[m.body("head").id, 2] - lowest
+    gap = min(mujoco.mj_geomDistance(m, data, g, m.geom("floor").id, 10.0, None) for g in feet)
+    return data.qpos[2] - gap, data.xpos[m.body("head").id, 2] - gap
