@@ -2,11 +2,13 @@
 
     python ppo_mjx.py --env trex_stage1 --seed 0
     python ppo_mjx.py --env trex --curriculum --seed 0
+    python ppo_mjx.py --resume results/runs/trex_curriculum_seed0_20261122-101500    # at its stage and update
     python ppo_mjx.py --env trex_stage1 --num-envs 128 --total-timesteps 1000000 --set lr=1e-4
     python ppo_mjx.py --resume results/runs/trex_stage1_seed0_20261122-101500
     python ppo_mjx.py --env trex_stage1 --num-seeds 8 --sweep lr=1e-4,3e-4 --sweep ent_coef=0,1e-3   # one program
 
-On a machine without an accelerator the defaults are sized for its CPU (configs/ppo.py, CPU_DEFAULTS); flags win.
+On a machine without an accelerator the defaults are sized for its CPU (configs/ppo.py, CPU_DEFAULTS and
+CPU_CURRICULUM_DEFAULTS); flags win.
 `python ppo_mjx.py` sets TF_CPP_MIN_LOG_LEVEL=2 before JAX loads (unless set): XLA prints a warning line for every
 program it reads back from the compilation cache ("Assume version compatibility"); errors still print.
 """
@@ -25,7 +27,8 @@ import curriculum
 import envs
 import runs
 import training
-from configs import CONFIGS, CPU_DEFAULTS, ConfigError, curriculum_stages, flatten, get_config, parse_overrides
+from configs import (CONFIGS, CPU_CURRICULUM_DEFAULTS, CPU_DEFAULTS, ConfigError, curriculum_stages, flatten,
+                     get_config, parse_overrides)
 from ppo_mjx import HYPERPARAMETERS
 
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
@@ -89,7 +92,8 @@ def parse_args(argv):
                              "repeatable; the value must have the default's type")
     parser.add_argument("--out", help="run folder (default results/runs/<env>_seed<seed>_<time>), or group folder "
                                       "with --num-seeds/--sweep")
-    parser.add_argument("--resume", metavar="DIR", help="continue a run or group folder from its checkpoints")
+    parser.add_argument("--resume", metavar="DIR", help="continue a run, group or curriculum folder from its "
+                                                         "checkpoints")
     parser.add_argument("--wandb", action="store_true", help="also log to Weights & Biases (needs `pip install wandb`)")
     parser.add_argument("--distributed", nargs="?", const="auto", metavar="COORDINATOR,NUM_PROCESSES,PROCESS_ID",
                         help="this process is one of a multi-host run (start the same command on every host): "
@@ -116,9 +120,9 @@ def start_distributed(spec):
         raise ConfigError(f"--distributed: {str(error).splitlines()[0]}") from None
 
 
-def overrides_from_args(args, names):
+def overrides_from_args(args, names, cpu_defaults=CPU_DEFAULTS):
     """The config overrides --set, --num-envs and --total-timesteps ask for, over the machine's defaults: on a
-    machine without an accelerator, CPU_DEFAULTS for every key that a config of `names` has and no flag sets (one
+    machine without an accelerator, `cpu_defaults` for every key that a config of `names` has and no flag sets (one
     printed line says which)."""
     overrides = parse_overrides(args.set)
     if args.num_envs is not None:
@@ -128,7 +132,7 @@ def overrides_from_args(args, names):
     if jax.default_backend() != "cpu":
         return overrides
     known = {key for name in names if name in CONFIGS for key, _ in flatten(CONFIGS[name])}
-    sized = {k: v for k, v in CPU_DEFAULTS.items() if k in known and k not in overrides}
+    sized = {k: v for k, v in cpu_defaults.items() if k in known and k not in overrides}
     if sized:
         print(f"no GPU found: defaults sized for this CPU ({', '.join(f'{k}={v:,}' for k, v in sized.items())}); "
               f"the GPU defaults are in configs/; flags such as --num-envs 4096 or --set eval_episodes=64 override",
@@ -136,16 +140,21 @@ def overrides_from_args(args, names):
     return sized | overrides
 
 
+def refuse_with_resume(args, allowed=()):
+    """ConfigError when flags that would change a resumed run's saved settings are given with --resume."""
+    given = [flag for flag, value in [("--env", args.env), ("--seed", args.seed), ("--num-seeds", args.num_seeds),
+                                      ("--sweep", args.sweep or None), ("--num-envs", args.num_envs),
+                                      ("--total-timesteps", args.total_timesteps), ("--set", args.set or None),
+                                      ("--out", args.out)] if value is not None and flag not in allowed]
+    if given:
+        raise ConfigError(f"--resume continues runs with their saved configs; drop {', '.join(given)}")
+
+
 def settings_from_args(args):
     """(env name, members, group folder or None) from the command line, or from a folder's saved configs with
     --resume. Several seeds or a sweep make a group: one folder with a run folder per member."""
     if args.resume:
-        given = [flag for flag, value in [("--env", args.env), ("--seed", args.seed), ("--num-seeds", args.num_seeds),
-                                          ("--sweep", args.sweep or None), ("--num-envs", args.num_envs),
-                                          ("--total-timesteps", args.total_timesteps), ("--set", args.set or None),
-                                          ("--out", args.out)] if value is not None]
-        if given:
-            raise ConfigError(f"--resume continues runs with their saved configs; drop {', '.join(given)}")
+        refuse_with_resume(args)
         return training.resume_settings(args.resume)
     env_name = args.env or "trex_stage1"
     config = get_config(env_name, overrides_from_args(args, [env_name]))
@@ -164,38 +173,44 @@ def settings_from_args(args):
 
 
 def curriculum_from_args(args):
-    """(species, seed, curriculum folder, overrides) for --curriculum."""
+    """(species, seed, curriculum folder, overrides, resume) for --curriculum, or for --resume of a curriculum folder
+    (whose species --env, if given, must name)."""
     refused = [flag for flag, value in [("--num-seeds", args.num_seeds), ("--sweep", args.sweep or None),
-                                        ("--resume", args.resume), ("--distributed", args.distributed)]
-               if value is not None]
+                                        ("--distributed", args.distributed)] if value is not None]
     if refused:
         raise ConfigError(f"--curriculum trains one run stage by stage; drop {', '.join(refused)}")
+    if args.resume:
+        refuse_with_resume(args, allowed=("--env",))
+        return args.env, None, args.resume, None, True
     if not args.env:
         raise ConfigError("--curriculum needs --env SPECIES, e.g. --env trex")
     names = curriculum_stages(args.env)
     seed = 0 if args.seed is None else args.seed
     out = args.out or os.path.join(RESULTS_DIR, "runs",
                                    f"{args.env}_curriculum_seed{seed}_{time.strftime('%Y%m%d-%H%M%S')}")
-    return args.env, seed, out, overrides_from_args(args, names)
+    return args.env, seed, out, overrides_from_args(args, names, CPU_CURRICULUM_DEFAULTS), False
 
 
 def main(argv=None):
     args = parse_args(argv)
     training.enable_compilation_cache()
     try:
-        if args.curriculum:
-            summaries = curriculum.run_curriculum(*curriculum_from_args(args), use_wandb=args.wandb)
+        if args.curriculum or (args.resume and os.path.exists(os.path.join(args.resume, curriculum.STATE))):
+            species, seed, out, overrides, resume = curriculum_from_args(args)
+            summaries = curriculum.run_curriculum(species, seed, out, overrides, args.wandb, resume)
         else:
             if args.distributed:
                 start_distributed(args.distributed)
             env_name, members, group_out = settings_from_args(args)
             training.check_trainable(members[0].config)
             env = envs.env_from_config(env_name, members[0].config)
+            out = group_out or members[0].out
             summaries = training.run_members(env, members, group_out, args.resume is not None, args.wandb)
     except (ConfigError, runs.CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
     if summaries is None:
+        print(f"Continue with: python ppo_mjx.py --resume {out}", flush=True)
         sys.exit(130)  # stopped by Ctrl-C, as shells report an interrupted command
 
 

@@ -1,13 +1,18 @@
 """A species' curriculum: its stages trained in order, each until its gate passes or its step budget runs out, each
 warm-starting from the last. Gates are evaluated between training chunks through training.run_members' `after_chunk`.
 
-Gates (`gate` in a stage config, see configs/stages.py): every `eval_every` updates the deterministic policy is
-evaluated; an evaluation passes when every metric in `min` is at least its threshold; the gate passes when
-`consecutive` evaluations in a row have passed.
+Gates (`gate` in a stage config, see configs/stages.py): every `eval_every` updates the policy is evaluated
+(sampled actions, as trained); an evaluation passes when every metric in `min` is at least its threshold; the gate
+passes when `consecutive` evaluations in a row have passed.
+
+A curriculum folder holds curriculum.json (species, seed, overrides, the sessions that ran it, a record per finished
+stage) and a run folder per stage. `--resume` continues it at the stage and update of the stage's last checkpoint,
+with the gate decisions made up to that update: it ends as an uninterrupted run would.
 """
 
 import json
 import os
+import time
 
 import jax.numpy as jnp
 
@@ -15,6 +20,8 @@ import envs
 import runs
 import training
 from configs import CONFIGS, ConfigError, curriculum_stages, flatten, get_config
+
+STATE = "curriculum.json"
 
 
 def stage_configs(species, overrides):
@@ -65,13 +72,16 @@ def gate_decision(gate, summary, previous):
                 gate_passed=streak >= gate["consecutive"])
 
 
-def make_gate(gate, path):
+def make_gate(gate, path, previous=()):
     """(after_chunk callback for training.run_members, outcome()): every `eval_every` updates the callback evaluates
-    the policy, appends the decision to gate.json at `path` and ends training once the gate has passed; outcome()
-    summarizes the decisions for eval.json."""
-    decisions = []
+    the policy, appends the decision to gate.json at `path` and ends training once the gate has passed (at once when
+    the `previous` decisions of a resumed stage already passed it); outcome() summarizes the decisions for
+    eval.json."""
+    decisions = list(previous)
 
     def after_chunk(progress):
+        if decisions and decisions[-1]["gate_passed"]:
+            return True
         if progress.update - (decisions[-1]["update"] if decisions else 0) < gate["eval_every"]:
             return False
         decision = gate_decision(gate, progress.evaluate()[0], decisions)
@@ -89,6 +99,18 @@ def make_gate(gate, path):
     return after_chunk, outcome
 
 
+def decisions_until(path, update):
+    """The gate decisions in gate.json at `path` made up to `update` (a resumed stage's checkpoint): later ones are
+    made again after the resume."""
+    if not os.path.exists(path):
+        return []
+    try:
+        with open(path) as f:
+            return [d for d in json.load(f)["decisions"] if d["update"] <= update]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ConfigError(f"{path} is not a readable gate record ({type(error).__name__})") from None
+
+
 def warm_start_policy(path, config, env):
     """The previous stage's final policy, for this stage's network, its log std restarted at `warm_start_log_std`
     so that the policy explores the new task (the normalizer's statistics carry over as they are)."""
@@ -97,49 +119,109 @@ def warm_start_policy(path, config, env):
     return dict(policy, params={"params": dict(policy["params"]["params"], log_std=log_std)})
 
 
-def stage_record(name, summary):
-    """A stage's line in curriculum.json: the gate's outcome and the final evaluation's main metrics."""
+def stage_record(name, summary, machine):
+    """A stage's line in curriculum.json: the gate's outcome, the final evaluation's main metrics and where the stage
+    ended."""
     return dict(stage=name, gate_passed=summary["gate"]["passed"], env_steps=summary["env_steps"],
                 train_wall_s=summary["train_wall_s"], episode_length=summary["episode_length"],
                 forward_speed=summary.get("forward_speed_mean"), success_rate=summary.get("success_rate"),
-                gate=summary["gate"])
+                gate=summary["gate"], machine=describe(machine))
 
 
-def curriculum_markdown(species, records, machine):
-    """The stages as a Markdown table, with where they ran."""
-    lines = [f"# {species} curriculum", "", f"{machine['backend']} ({machine['device']}; {machine['cpu']}), jax "
-             f"{machine['versions']['jax']}, mujoco {machine['versions']['mujoco']}", "",
-             "| stage | steps | wall time (s) | final episode length | forward speed (m/s) | success rate | gate |",
+def describe(machine):
+    """A machine in one line: backend, device, CPU and core count, versions."""
+    return (f"{machine['backend']} ({machine['device']}; {machine['cpu']}, {machine['cpu_count']} cores), jax "
+            f"{machine['versions']['jax']}, mujoco {machine['versions']['mujoco']}")
+
+
+def curriculum_markdown(state):
+    """The stages as a Markdown table, with the sessions that ran them."""
+    lines = [f"# {state['species']} curriculum, seed {state['seed']}", "",
+             *[f"- {s['date']}: {'started' if s['from_update'] is None else 'resumed'} at {s['from_stage']}"
+               + (f" update {s['from_update']}" if s["from_update"] else "")
+               + f", {s['wall_s'] / 60:.0f} min of wall time on {describe(s['machine'])}" for s in state["sessions"]],
+             "",
+             "| stage | steps | training wall time (s) | final episode length | forward speed (m/s) | success rate "
+             "| gate |",
              "|---|---:|---:|---:|---:|---:|---|"]
     cell = lambda value: "-" if value is None else f"{value:.2f}"  # stages without the metric
-    for r in records:
+    for r in state["stages"]:
         lines.append(f"| {r['stage']} | {r['env_steps']:,} | {r['train_wall_s']:.0f} | {r['episode_length']:.1f} | "
                      f"{cell(r['forward_speed'])} | {cell(r['success_rate'])} | "
                      f"{'passed' if r['gate_passed'] else 'not passed'} |")
     return "\n".join(lines) + "\n"
 
 
-def run_curriculum(species, seed, out, overrides=None, use_wandb=False):
+def write_state(out, state):
+    runs.atomic_write(os.path.join(out, STATE), json.dumps(state, indent=1))
+    runs.atomic_write(os.path.join(out, "curriculum.md"), curriculum_markdown(state))
+
+
+def read_state(folder, species=None):
+    """The saved state of the curriculum folder `folder`, to resume; ConfigError for a folder that is not a
+    curriculum, one of another species than `species` (when given), or one that has finished."""
+    try:
+        with open(os.path.join(folder, STATE)) as f:
+            state = json.load(f)
+        saved_species, stages, overrides = state["species"], state["stages"], state["overrides"]
+        int(state["seed"]), len(state["sessions"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ConfigError(f"{folder} is not a curriculum folder with a readable {STATE} ({type(error).__name__})") \
+            from None
+    if species is not None and species != saved_species:
+        raise ConfigError(f"{folder} is a {saved_species} curriculum, not {species}")
+    names, _ = stage_configs(saved_species, overrides)
+    if len(stages) >= len(names):
+        raise ConfigError(f"{folder} has finished all {len(names)} stages of its curriculum; nothing to resume")
+    return state
+
+
+def stage_progress(stage_out):
+    """(update, gate decisions) where a stage's checkpoint stopped: (None, []) for a stage not begun."""
+    checkpoint = os.path.join(stage_out, runs.CHECKPOINT)
+    if not os.path.exists(checkpoint):
+        return None, []
+    update = int(runs.read_checkpoint(checkpoint)["update"])
+    return update, decisions_until(os.path.join(stage_out, "gate.json"), update)
+
+
+def run_curriculum(species, seed, out, overrides=None, use_wandb=False, resume=False):
     """Train `species` through its stages into `out`/<stage>/ (complete run folders, each with gate.json; eval.json
-    records the gate's outcome). A stage ends when its gate passes or its step budget runs out; the next starts from
-    its final params and normalizer. curriculum.json and curriculum.md record every stage's outcome as it ends.
-    Returns the stage records, or None when stopped by Ctrl-C."""
-    names, configs = stage_configs(species, overrides or {})
+    records the gate's outcome), or continue the curriculum saved in `out` (`resume`). A stage ends when its gate
+    passes or its step budget runs out; the next starts from its final params and normalizer. curriculum.json and
+    curriculum.md record every stage's outcome as it ends. Returns the stage records, or None when stopped by
+    Ctrl-C."""
+    state = read_state(out, species) if resume else dict(species=species, seed=seed, overrides=overrides or {},
+                                                          sessions=[], stages=[])
+    names, configs = stage_configs(state["species"], state["overrides"])
     stage_envs = curriculum_envs(names, configs)
-    records, machine = [], runs.machine()
-    for i, (name, config, env) in enumerate(zip(names, configs, stage_envs)):
-        print(f"curriculum {species}: stage {i + 1}/{len(names)}, {name}", flush=True)
+    machine, first, start = runs.machine(), len(state["stages"]), time.monotonic()
+    progress = stage_progress(os.path.join(out, names[first])) if resume else (None, [])  # read before writing
+    state["sessions"].append(dict(date=time.strftime("%Y-%m-%d %H:%M"), machine=machine, from_stage=names[first],
+                                  from_update=progress[0], wall_s=0.0))
+    write_state(out, state)
+    for i in range(first, len(names)):
+        name, config, env = names[i], configs[i], stage_envs[i]
+        print(f"curriculum {state['species']}: stage {i + 1}/{len(names)}, {name}", flush=True)
         stage_out = os.path.join(out, name)
-        warm = warm_start_policy(os.path.join(out, names[i - 1], runs.CHECKPOINT), config, env) if i else None
-        after_chunk, outcome = make_gate(config["gate"], os.path.join(stage_out, "gate.json"))
-        summaries = training.run_members(env, [training.Member(name, config, seed, stage_out, {})],
-                                         use_wandb=use_wandb, warm_start=warm, after_chunk=after_chunk)
+        update, decisions = progress if i == first else (None, [])
+        warm = warm_start_policy(os.path.join(out, names[i - 1], runs.CHECKPOINT), config, env) \
+            if i and update is None else None
+        gate_after_chunk, outcome = make_gate(config["gate"], os.path.join(stage_out, "gate.json"), decisions)
+
+        def after_chunk(progress):
+            state["sessions"][-1]["wall_s"] = time.monotonic() - start  # current, should the session end mid-stage
+            write_state(out, state)
+            return gate_after_chunk(progress)
+
+        summaries = training.run_members(env, [training.Member(name, config, state["seed"], stage_out, {})],
+                                         resume=update is not None, use_wandb=use_wandb, warm_start=warm,
+                                         after_chunk=after_chunk)
         if summaries is None:
             return None
         summary = dict(summaries[0], gate=outcome())
         runs.atomic_write(os.path.join(stage_out, "eval.json"), json.dumps(summary, indent=1))
-        records.append(stage_record(name, summary))
-        runs.atomic_write(os.path.join(out, "curriculum.json"),
-                          json.dumps(dict(species=species, seed=seed, machine=machine, stages=records), indent=1))
-        runs.atomic_write(os.path.join(out, "curriculum.md"), curriculum_markdown(species, records, machine))
-    return records
+        state["stages"].append(stage_record(name, summary, machine))
+        state["sessions"][-1]["wall_s"] = time.monotonic() - start  # compiles and evaluations included
+        write_state(out, state)
+    return state["stages"]

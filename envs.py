@@ -377,21 +377,22 @@ TASKS = {"balance": legged_task, "locomotion": legged_task, "behaviour": legged_
 
 
 def zero_policy(env):
-    """obs -> action 0 (hold the home pose): the do-nothing baseline."""
-    return lambda obs: jnp.zeros(obs.shape[:-1] + (env.action_size,))
+    """(obs, key) -> action 0 (hold the home pose): the do-nothing baseline."""
+    return lambda obs, key: jnp.zeros(obs.shape[:-1] + (env.action_size,))
 
 
 def evaluation_rollout(env, policy, key, num_episodes, reward_weights=None):
-    """`policy` (obs -> action) for one episode in each of `num_episodes` envs; traceable. Returns (episodes, poses):
-    per episode its return, length, whether it reached the time limit, each task metric at its last step and its mean
-    over the episode (`<name>_mean`); and poses [steps, episodes, nq + 3 nmocap], qpos then the mocap (target)
-    positions, for rendering (valid below each length)."""
+    """`policy` ((obs, key) -> action) for one episode in each of `num_episodes` envs; traceable. The policy's keys
+    come from `key` apart from the envs' keys, so starts and pushes do not depend on the policy. Returns (episodes,
+    poses): per episode its return, length, whether it reached the time limit, each task metric at its last step and
+    its mean over the episode (`<name>_mean`); and poses [steps, episodes, nq + 3 nmocap], qpos then the mocap
+    (target) positions, for rendering (valid below each length)."""
     measures = [k for k in jax.eval_shape(env.reset, key).info if not k.startswith("reward/") and k != "nan_reset"]
 
-    def _eval_step(carry, _):
+    def _eval_step(carry, policy_key):
         state, ended, result = carry
         poses = jnp.concatenate([state.data.qpos, state.data.mocap_pos.reshape(num_episodes, -1)], axis=-1)
-        state = jax.vmap(env.step, in_axes=(0, 0, None))(state, policy(state.obs), reward_weights)
+        state = jax.vmap(env.step, in_axes=(0, 0, None))(state, policy(state.obs, policy_key), reward_weights)
         live = ~ended
         ends_now = live & (state.terminated | state.truncated)
         length = result["episode_length"] + live
@@ -409,8 +410,8 @@ def evaluation_rollout(env, policy, key, num_episodes, reward_weights=None):
     zeros = jnp.zeros(num_episodes)
     result = dict(episode_return=zeros, episode_length=zeros, reached_time_limit=zeros.astype(bool),
                   **{k: zeros for k in measures}, **{f"{k}_mean": zeros for k in measures})
-    (_, _, result), poses = jax.lax.scan(_eval_step, (state, zeros.astype(bool), result), None,
-                                         env.config["episode_length"])
+    policy_keys = jax.random.split(jax.random.fold_in(key, 1), env.config["episode_length"])
+    (_, _, result), poses = jax.lax.scan(_eval_step, (state, zeros.astype(bool), result), policy_keys)
     return result, poses
 
 

@@ -6,7 +6,8 @@
     python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage2 --viewer           # needs a display
     python evaluate.py --zero-action --env trex_stage1                                  # the do-nothing baseline
 
-The deterministic policy (the Gaussian's mean) runs `--episodes` episodes from fresh random starts. Metrics: return,
+The policy as trained (actions sampled from its Gaussian, from `--seed` as the starts and pushes are; `--mean`: the
+Gaussian's mean alone) runs `--episodes` episodes from fresh random starts. Metrics: return,
 episode length, share reaching the time limit, success rate, forward speed and every task metric (its value at the
 episode's end, and `<name>_mean` over the episode). `--physics mujoco` steps the same env in plain MuJoCo (C, float64)
 instead of MJX, with observations, rewards and termination computed by the same code, so the two reports compare the
@@ -63,9 +64,11 @@ def checkpoint_settings(path, env_name, overrides):
     return env_name, get_config(env_name, base | overrides), checkpoint
 
 
-def checkpoint_policy(path, checkpoint, config, env):
-    """The deterministic policy stored in `checkpoint`, checked against the network `config` builds for `env`."""
-    return ppo_mjx.deterministic_policy(config, env.action_size, **training.load_policy(path, checkpoint, config, env))
+def checkpoint_policy(path, checkpoint, config, env, mean=False):
+    """The policy stored in `checkpoint`, checked against the network `config` builds for `env`: (obs, key) -> action,
+    sampled, or the Gaussian's `mean`."""
+    return ppo_mjx.evaluation_policy(config, env.action_size, **training.load_policy(path, checkpoint, config, env),
+                                     mean=mean)
 
 
 def set_pose(mj_model, data, pose):
@@ -122,13 +125,14 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", nargs="?", help="run folder (its checkpoint.msgpack) or a checkpoint file")
     parser.add_argument("--zero-action", action="store_true", help="evaluate action 0 (hold home) instead; needs --env")
+    parser.add_argument("--mean", action="store_true", help="act with the Gaussian's mean instead of sampling")
     parser.add_argument("--env", help="env to evaluate in (default: the checkpoint's)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override env settings")
     parser.add_argument("--episodes", type=int, default=16, help="episodes from fresh random starts")
     parser.add_argument("--seed", type=int, default=1_000_000, help="seed of the start states and pushes")
     parser.add_argument("--physics", choices=sorted(envs.PHYSICS), default="mjx",
                         help="mjx (as trained) or mujoco (plain MuJoCo in C: the sim-to-sim check)")
-    parser.add_argument("--out", help="metrics JSON (default <run folder>/eval_<physics>.json)")
+    parser.add_argument("--out", help="metrics JSON (default <run folder>/eval_<physics>[_mean].json)")
     parser.add_argument("--video", help="write the first --video-episodes episodes to this .mp4 or .gif")
     parser.add_argument("--video-episodes", type=int, default=1)
     parser.add_argument("--fps", type=int, default=25, help="video frame rate; frames are every k-th control step")
@@ -153,7 +157,9 @@ def env_and_policy(args):
     path = os.path.join(args.source, runs.CHECKPOINT) if os.path.isdir(args.source) else args.source
     env_name, config, checkpoint = checkpoint_settings(path, args.env, overrides)
     env = envs.env_from_config(env_name, config, args.physics)
-    return env, config, checkpoint_policy(path, checkpoint, config, env), f"checkpoint at update {checkpoint['update']}"
+    actions = "mean actions" if args.mean else "sampled actions"
+    return (env, config, checkpoint_policy(path, checkpoint, config, env, args.mean),
+            f"checkpoint at update {checkpoint['update']}, {actions}")
 
 
 def main(argv=None):
@@ -179,8 +185,8 @@ def main(argv=None):
     except (ConfigError, runs.CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    out = args.out or (os.path.join(args.source, f"eval_{args.physics}.json") if args.source and
-                       os.path.isdir(args.source) else None)
+    name = f"eval_{args.physics}{'_mean' if args.mean else ''}.json"
+    out = args.out or (os.path.join(args.source, name) if args.source and os.path.isdir(args.source) else None)
     if out:
         runs.atomic_write(out, json.dumps(summary, indent=1) + "\n")
         print(f"wrote {out}")

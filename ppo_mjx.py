@@ -7,7 +7,7 @@ interface (`observation_size`, `action_size`, `reset(key)` and `step(state, acti
 state with `obs`, `reward`, `terminated`, `truncated`, `final_obs` and an `info` dict of per-step scalars including
 `nan_reset`). It imports jax, flax, optax and distrax only, besides the standard library. Read top to bottom: network, observation normalizer, GAE, the PPO loss, the traced
 hyperparameters, the trainer (`_env_step`, `_calculate_gae`, `_update_epoch`, `_update_minibatch`), per-update
-metrics, the deterministic policy.
+metrics, the policy to evaluate.
 
 Differences from PureJAXRL's ppo_continuous_action.py: time-limit truncation bootstraps from the value of the
 observation before the auto-reset (termination never bootstraps); observation-normalizer statistics live in the train
@@ -340,10 +340,16 @@ def update_metrics(traj, losses, targets, update, batch_size):
     return metrics
 
 
-def deterministic_policy(config, action_size, params, normalizer):
-    """obs -> the Gaussian's mean action."""
+def evaluation_policy(config, action_size, params, normalizer, mean=False):
+    """(obs, key) -> action: the policy as trained, actions sampled from its Gaussian, or (`mean`) the Gaussian's mean
+    alone. PPO optimizes the sampled policy; under strong pushes its mean alone can do much worse."""
     network = make_network(config, action_size)
-    return lambda obs: network.apply(params, normalize(normalizer, obs))[0].mode()
+
+    def policy(obs, key):
+        pi = network.apply(params, normalize(normalizer, obs))[0]
+        return pi.mode() if mean else pi.sample(seed=key)
+
+    return policy
 
 
 if __name__ == "__main__":

@@ -98,7 +98,7 @@ def resume_settings(folder):
             with open(os.path.join(out, "config.json")) as f:
                 saved.append(from_saved(json.load(f)))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-        raise ConfigError(f"{folder} is not a run or group folder with readable config.json files "
+        raise ConfigError(f"{folder} is not a run, group or curriculum folder with readable config.json files "
                           f"({type(error).__name__})") from None
     members = [Member(d["name"], get_config(env_name, overrides), seed, out, d["setting"])
                for d, out, (env_name, seed, overrides) in zip(described, outs, saved)]
@@ -267,12 +267,12 @@ def start_or_resume(trainer, env, members, hparams, layout, checkpoints, warm_st
 
 
 def make_evaluation(env, config, layout):
-    """(runner, hparams, seeds) -> every member's evaluation summary: its deterministic policy over `eval_episodes`
+    """(runner, hparams, seeds) -> every member's evaluation summary: its policy (sampled actions) over `eval_episodes`
     fresh episodes (seeds apart from training's, the same at every call), scored with its own reward weights, all
     members in one vmapped program compiled once (callers between chunks and the run's end share it)."""
 
     def evaluate_member(params, normalizer, hp, seed):
-        policy = ppo_mjx.deterministic_policy(config, env.action_size, params, normalizer)
+        policy = ppo_mjx.evaluation_policy(config, env.action_size, params, normalizer)
         key = jax.random.key(seed + 1_000_000)
         return envs.evaluation_rollout(env, policy, key, config["eval_episodes"], hp["reward_weights"])[0]
 
@@ -295,7 +295,7 @@ class Progress:
     update: int  # updates done
     env_steps: int
     wall_s: float  # training wall time so far
-    evaluate: Callable  # () -> every member's evaluation summary of its current deterministic policy
+    evaluate: Callable  # () -> every member's evaluation summary of its current policy
 
 
 def write_group(group_out, env_name, members):
@@ -322,9 +322,9 @@ def run_members(env, members, group_out=None, resume=False, use_wandb=False, dev
     continue them from their checkpoints; then evaluate each. A group (`group_out` set) also gets group.json,
     curves.png with every member's curve and the mean band, summary.json and summary.md. Each run folder holds
     config.json, checkpoint.msgpack, metrics.csv, curves.png and, at the end, eval.json. `warm_start` ({params,
-    normalizer}) replaces the fresh params and normalizer. `after_chunk(Progress)` is called after every chunk;
-    when it returns True training ends there, as complete (a checkpoint, then the evaluation). Returns the members'
-    evaluation summaries, or None when stopped by Ctrl-C."""
+    normalizer}) replaces the fresh params and normalizer. `after_chunk(Progress)` is called before training and
+    after every chunk; when it returns True training ends there, as complete (a checkpoint, then the evaluation).
+    Returns the members' evaluation summaries, or None when stopped by Ctrl-C."""
     config = members[0].config
     trainer = ppo_mjx.make_trainer(config, env)
     batch = config["num_envs"] * config["num_steps"]
@@ -363,14 +363,16 @@ def run_members(env, members, group_out=None, resume=False, use_wandb=False, dev
             runs.atomic_write(os.path.join(group_out, "curves.png"), runs.plot_group_curves(
                 rows, [runs.setting_label(m.setting) for m in members], f"{env.name}: {len(members)} runs"))
 
+    progress = lambda: Progress(len(rows[0]), rows[0][-1]["env_steps"] if rows[0] else 0, wall_s,
+                                lambda: evaluation(runner, hparams, seeds))
+    ended_early = bool(after_chunk and after_chunk(progress()))  # a resumed run may have ended already
     saved_at = len(rows[0])
-    if saved_at < trainer.num_updates:
+    if saved_at < trainer.num_updates and not ended_early:
         start = time.monotonic()
         print(f"compiling the training program ({chunk} updates per call): 1-3 min on a CPU the first time, seconds "
               f"once it is in the compilation cache", flush=True)
         run_chunk = compile_updates(trainer, layout, runner, hparams, chunk)
         print(f"compiled in {time.monotonic() - start:.0f}s", flush=True)
-    ended_early = False
     with stop_on_ctrl_c() as stop:
         while len(rows[0]) < trainer.num_updates and not stop["requested"] and not ended_early:
             start = time.monotonic()
@@ -386,22 +388,19 @@ def run_members(env, members, group_out=None, resume=False, use_wandb=False, dev
                     logger.log({prefix + k: v for k, v in row.items()}, step=row["env_steps"])
             print_progress([r[-1] for r in rows], trainer.num_updates, batch)
             update = len(rows[0])
-            if after_chunk:
-                ended_early = bool(after_chunk(Progress(update, rows[0][-1]["env_steps"], wall_s,
-                                                        lambda: evaluation(runner, hparams, seeds))))
+            ended_early = bool(after_chunk and after_chunk(progress()))
             if (update - saved_at >= config["checkpoint_every"] or update == trainer.num_updates or stop["requested"]
                     or ended_early):
                 save()
                 saved_at = update
     if len(rows[0]) < trainer.num_updates and not ended_early:
-        print(f"stopped at update {len(rows[0])}; checkpoint written. Continue with: "
-              f"python ppo_mjx.py --resume {group_out or members[0].out}", flush=True)
+        print(f"stopped at update {len(rows[0])}; checkpoint written", flush=True)
         return None
     summaries = [s | dict(train_wall_s=wall_s, env_steps=r[-1]["env_steps"])
                  for s, r in zip(evaluation(runner, hparams, seeds), rows)]
     for member, summary, path in zip(members, summaries, eval_paths):
         runs.atomic_write(path, json.dumps(summary, indent=1))
-        print(f"evaluation of {member.name} (deterministic): " + "  ".join(
+        print(f"evaluation of {member.name} (sampled actions): " + "  ".join(
             f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in summary.items()), flush=True)
         if logger:
             prefix = f"{member.name}/" if group_out else ""

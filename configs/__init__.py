@@ -4,7 +4,7 @@ import ast
 import copy
 
 from configs.brachiosaurus import BRACHIOSAURUS_STAGES
-from configs.ppo import CPU_DEFAULTS  # noqa: F401  (the CLI sizes runs with it on a CPU)
+from configs.ppo import CPU_CURRICULUM_DEFAULTS, CPU_DEFAULTS  # noqa: F401  (the CLI sizes runs with them on a CPU)
 from configs.trex import TREX_STAGES
 from configs.velociraptor import VELOCIRAPTOR_STAGES
 

@@ -1,9 +1,11 @@
 """The curriculum: gate logic on synthetic metrics, gate names checked against evaluation metrics, and a two-stage
 cartpole curriculum end to end (early stop on a passed gate, budget exhausted, warm start of params and
-normalizer, records)."""
+normalizer, records), killed and resumed (the same end as straight through), and bad folders to resume."""
 
+import contextlib
 import json
 import os
+import pathlib
 
 import jax
 import numpy as np
@@ -17,6 +19,7 @@ import runs
 import training
 from cartpole import SHORT_CONFIG, make_cartpole_env
 from configs import CONFIGS, ConfigError
+from test_cli import run_main
 
 GATE = dict(min=dict(success_rate=0.75, episode_length=300.0), consecutive=3, eval_every=1)
 GOOD = dict(success_rate=0.8, episode_length=400.0)
@@ -69,20 +72,28 @@ def test_gate_naming_an_unknown_metric_is_refused():
 
 # Stage 1 passes its gate at its second evaluation (update 4 of 6); stage 2 cannot pass and learns nothing (lr 0), so
 # its final params are stage 1's, but for the log std that the warm start resets.
+# A checkpoint after every update, so that a killed curriculum loses only the update under way.
 STAGES = [
-    dict(SHORT_CONFIG, gate=dict(min=dict(episode_length=1.0), consecutive=2, eval_every=2)),
-    dict(SHORT_CONFIG, lr=0.0, warm_start_log_std=-2.0,
+    dict(SHORT_CONFIG, checkpoint_every=1, gate=dict(min=dict(episode_length=1.0), consecutive=2, eval_every=2)),
+    dict(SHORT_CONFIG, checkpoint_every=1, lr=0.0, warm_start_log_std=-2.0,
          gate=dict(min=dict(episode_return=1e9), consecutive=1, eval_every=3)),
 ]
+
+
+@contextlib.contextmanager
+def cartpole_stages():
+    """The STAGES as the 'cartpole' curriculum."""
+    with pytest.MonkeyPatch.context() as patch:
+        for i, config in enumerate(STAGES, start=1):
+            patch.setitem(CONFIGS, f"cartpole_stage{i}", config)
+        patch.setattr(envs, "env_from_config", cartpole_env)
+        yield patch
 
 
 @pytest.fixture(scope="module")
 def cartpole_curriculum(tmp_path_factory):
     out = str(tmp_path_factory.mktemp("curriculum"))
-    with pytest.MonkeyPatch.context() as patch:
-        for i, config in enumerate(STAGES, start=1):
-            patch.setitem(CONFIGS, f"cartpole_stage{i}", config)
-        patch.setattr(envs, "env_from_config", cartpole_env)
+    with cartpole_stages():
         records = curriculum.run_curriculum("cartpole", 0, out)
     return out, records
 
@@ -137,3 +148,81 @@ def test_cli_refuses_a_gate_on_an_unknown_metric_before_training(tmp_path, capsy
     assert len(lines) == 1 and "env 'cartpole_stage2': the gate names speed, which its evaluation does not report" \
         in lines[0]
     assert not out.exists()  # refused before anything was trained or written
+
+
+class Killed(Exception):
+    """Stands in for the end of a session: the process stops without writing anything more."""
+
+
+def stage_files(out, stage):
+    """A finished stage's outcome, without wall times: its gate decisions, metrics rows and final runner."""
+    path = os.path.join(out, stage, runs.CHECKPOINT)
+    checkpoint = runs.read_checkpoint(path)
+    decisions = json.load(open(os.path.join(out, stage, "gate.json")))["decisions"]
+    untimed = lambda rows: [{k: v for k, v in r.items() if k not in ("wall_s", "steps_per_s")} for r in rows]
+    return untimed(decisions), untimed(checkpoint["rows"]), checkpoint["runner"]
+
+
+@pytest.mark.parametrize("stage, killed_at", [("cartpole_stage1", 4), ("cartpole_stage2", 3)])
+def test_a_killed_and_resumed_curriculum_ends_as_an_uninterrupted_one(cartpole_curriculum, tmp_path, capsys, stage,
+                                                                      killed_at):
+    """Killed right after a gate decision and before its checkpoint (stage 1: the decision that passes the gate),
+    then resumed from the folder alone: the decision is made again and everything ends as straight through."""
+    straight, records = cartpole_curriculum
+    out = str(tmp_path / "curriculum")
+    make_gate = curriculum.make_gate
+
+    def killing_gate(gate, path, previous=()):
+        after_chunk, outcome = make_gate(gate, path, previous)
+
+        def killing_after_chunk(progress):
+            ended = after_chunk(progress)
+            if os.path.basename(os.path.dirname(path)) == stage and progress.update == killed_at:
+                raise Killed
+            return ended
+
+        return killing_after_chunk, outcome
+
+    with cartpole_stages() as patch:
+        patch.setattr(curriculum, "make_gate", killing_gate)
+        with pytest.raises(Killed):
+            curriculum.run_curriculum("cartpole", 0, out)
+    gate = json.load(open(os.path.join(out, stage, "gate.json")))["decisions"]
+    assert gate[-1]["update"] == killed_at and runs.read_checkpoint(
+        os.path.join(out, stage, runs.CHECKPOINT))["update"] == killed_at - 1  # the decision outlived its checkpoint
+    capsys.readouterr()
+    with cartpole_stages():
+        code, stdout, err = run_main(cli.main, ["--resume", out], capsys)
+    assert code == 0, err
+    assert f"from update {killed_at - 1}" in stdout
+    saved = json.load(open(os.path.join(out, "curriculum.json")))
+    timeless = lambda r: {k: v for k, v in r.items() if k not in ("train_wall_s", "machine")}
+    assert [timeless(r) for r in saved["stages"]] == [timeless(r) for r in json.loads(json.dumps(records))]
+    assert [(s["from_stage"], s["from_update"]) for s in saved["sessions"]] == [("cartpole_stage1", None),
+                                                                                 (stage, killed_at - 1)]
+    for name in ["cartpole_stage1", "cartpole_stage2"]:
+        resumed, uninterrupted = stage_files(out, name), stage_files(straight, name)
+        assert resumed[:2] == uninterrupted[:2]
+        jax.tree.map(np.testing.assert_array_equal, resumed[2], uninterrupted[2])
+
+
+def folder_bytes(folder):
+    return {path: path.read_bytes() for path in sorted(pathlib.Path(folder).rglob("*")) if path.is_file()}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--env", "cartpole", "--curriculum", "--resume", "{run}"], "{run} is not a curriculum folder with a readable "
+                                                                  "curriculum.json"),
+    (["--env", "trex", "--curriculum", "--resume", "{curriculum}"], "{curriculum} is a cartpole curriculum, not trex"),
+    (["--resume", "{curriculum}"], "{curriculum} has finished all 2 stages of its curriculum; nothing to resume"),
+])
+def test_resuming_a_wrong_folder_exits_2_and_changes_nothing(cartpole_curriculum, cartpole_straight, capsys, args,
+                                                             message):
+    folders = dict(run=str(cartpole_straight), curriculum=cartpole_curriculum[0])
+    before = {name: folder_bytes(folder) for name, folder in folders.items()}
+    with cartpole_stages():
+        code, _, err = run_main(cli.main, [a.format(**folders) for a in args], capsys)
+    assert code == 2 and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and message.format(**folders) in lines[0], err
+    assert {name: folder_bytes(folder) for name, folder in folders.items()} == before

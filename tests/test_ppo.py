@@ -119,7 +119,7 @@ def test_ppo_learns_cartpole_beyond_any_random_episode():
     assert int(metrics["nan_resets"].sum()) == 0
 
     def evaluate(params, normalizer):
-        policy = ppo_mjx.deterministic_policy(CONFIG, env.action_size, params, normalizer)
+        policy = ppo_mjx.evaluation_policy(CONFIG, env.action_size, params, normalizer, mean=True)
         return envs.evaluation_rollout(env, policy, jax.random.key(2), 32)[0]["episode_return"]
 
     returns = np.asarray(jax.jit(jax.vmap(evaluate))(runner.train_state.params, runner.normalizer))
@@ -134,6 +134,33 @@ def gaussian_policy(params, obs):
     mean = jnp.broadcast_to(params["mean"], (batch, 2))
     return distrax.MultivariateNormalDiag(mean, jnp.exp(params["log_std"]) * jnp.ones((batch, 2))), \
         jnp.broadcast_to(params["value"], (batch,))
+
+
+def test_evaluation_samples_actions_repeatably_and_apart_from_the_envs_randomness():
+    """The evaluated policy samples from its Gaussian with keys of the evaluation's own (the same key repeats the same
+    episodes exactly), and the starts do not depend on the policy; `mean` acts with the Gaussian's mean."""
+    env = make_cartpole_env()
+    network = ppo_mjx.make_network(CONFIG, env.action_size)
+    params = network.init(jax.random.key(0), jnp.zeros(env.observation_size))
+    normalizer = ppo_mjx.normalizer_init(jnp.zeros((2, env.observation_size)))
+
+    def rollout(policy, key):
+        result, poses = envs.evaluation_rollout(env, policy, key, 8)
+        return result["episode_return"], poses[0]
+
+    run = jax.jit(lambda key, mean: rollout(ppo_mjx.evaluation_policy(CONFIG, env.action_size, params, normalizer,
+                                                                       mean), key), static_argnums=1)
+    key = jax.random.key(5)
+    (sampled, starts), (again, _), (mean, mean_starts) = run(key, False), run(key, False), run(key, True)
+    _, zero_starts = jax.jit(lambda key: rollout(envs.zero_policy(env), key))(key)
+    np.testing.assert_array_equal(sampled, again)
+    assert not np.allclose(sampled, mean)  # the noise (std 1 at init) changes the episodes
+    np.testing.assert_array_equal(starts, mean_starts)
+    np.testing.assert_array_equal(starts, zero_starts)
+    obs = jnp.zeros((3, env.observation_size))
+    act = ppo_mjx.evaluation_policy(CONFIG, env.action_size, params, normalizer, mean=True)
+    pi, _ = network.apply(params, ppo_mjx.normalize(normalizer, obs))
+    np.testing.assert_array_equal(act(obs, jax.random.key(1)), pi.mode())
 
 
 def test_ppo_loss_matches_a_numpy_reference():

@@ -1,0 +1,102 @@
+"""The species side by side: each curriculum's stages (steps, training time, gate) and each stage's final policy on
+fresh episodes in MJX and in plain MuJoCo, with a video of stage 3.
+
+    python benchmarks/species_table.py results/trex_curriculum_cpu_seed0 results/velociraptor_curriculum_cpu_seed0 \
+        results/brachiosaurus_curriculum_cpu_seed0
+
+For every stage folder it runs `python evaluate.py <stage> --episodes 64 --seed 2000000 --physics mjx|mujoco` (seed
+apart from training's and the gates'; sampled actions as trained and gated: eval_mjx.json and eval_mujoco.json) and
+the same in MJX with the Gaussian's mean alone (`--mean`: eval_mjx_mean.json), each skipped where it exists with the
+same episodes and seed, and films stage 3 (`<species>_stage3.gif`, skipped where it exists). Then it writes
+results/species.md, the table the README shows.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import evaluate  # noqa: E402  first: it chooses the log level and OpenGL backend before JAX and MuJoCo load
+
+import runs  # noqa: E402
+
+EPISODES, SEED = 64, 2_000_000
+EVALUATIONS = (("mjx", ()), ("mujoco", ()), ("mjx", ("--mean",)))  # (physics, flags): sampled in both, then the mean
+
+
+def evaluation(stage_dir, physics, flags):
+    """The stage's evaluation of EPISODES episodes from SEED (eval_<physics>[_mean].json), run now unless it exists."""
+    path = os.path.join(stage_dir, f"eval_{physics}{'_mean' if flags else ''}.json")
+    if os.path.exists(path):
+        saved = json.load(open(path))
+        if (saved["episodes"], saved["seed"]) == (EPISODES, SEED):
+            return saved
+    evaluate.main([stage_dir, "--episodes", str(EPISODES), "--seed", str(SEED), "--physics", physics, *flags])
+    return json.load(open(path))
+
+
+def film(stage_dir, name):
+    """A GIF of the stage's first three episodes (MJX), unless it exists; its path."""
+    path = os.path.join(stage_dir, f"{name}.gif")
+    if not os.path.exists(path):
+        evaluate.main([stage_dir, "--episodes", "4", "--seed", str(SEED), "--video", path, "--video-episodes", "3",
+                       "--width", "320", "--height", "240", "--out", os.path.join(stage_dir, "eval_video.json")])
+    return path
+
+
+def cell(summary, key, digits=2):
+    value = summary.get(key)
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def species_rows(folder):
+    """Markdown rows for one curriculum folder, and its stage-3 video."""
+    state = json.load(open(os.path.join(folder, "curriculum.json")))
+    rows = []
+    for record in state["stages"]:
+        stage_dir = os.path.join(folder, record["stage"])
+        results = [evaluation(stage_dir, physics, flags) for physics, flags in EVALUATIONS]
+        gate = "passed" if record["gate_passed"] else "**not passed**"
+        three = lambda key, digits=2: " / ".join(cell(r, key, digits) for r in results)
+        rows.append(f"| {record['stage']} | {record['env_steps'] / 1e6:.2f}M | {record['train_wall_s'] / 60:.1f} | "
+                    f"{gate} | {three('success_rate')} | {three('episode_length', 0)} | "
+                    f"{three('forward_speed_mean')} |")
+    finished = len(state["stages"]) == 3
+    video = film(os.path.join(folder, state["stages"][-1]["stage"]), f"{state['species']}_stage3") if finished \
+        else None
+    return state, rows, video
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("curricula", nargs="+", help="curriculum folders")
+    parser.add_argument("--out", default=os.path.join(ROOT, "results", "species.md"))
+    args = parser.parse_args(argv)
+    lines = ["# The species side by side", "",
+             f"`python benchmarks/species_table.py {' '.join(args.curricula)}`. Each stage's final policy on "
+             f"{EPISODES} fresh episodes (seed {SEED:,}, apart from training's and the gates'): sampled actions "
+             "(the policy as trained and gated) in MJX / the same in plain MuJoCo (C, float64; same starts, pushes, "
+             "action noise, observations and rewards) / the Gaussian's mean alone in MJX. Success: stage 1 standing "
+             "at the time limit, stage 3 the tip at the target; stage 2 has none (its gate is on speed). Training "
+             "time: updates only, compiles and gate evaluations excluded.", "",
+             "| stage | steps | training (min) | gate | success: MJX / MuJoCo / MJX mean | episode length: same | "
+             "forward speed (m/s): same |",
+             "|---|---:|---:|---|---|---|---|"]
+    videos = []
+    for folder in args.curricula:
+        state, rows, video = species_rows(folder)
+        where = "; ".join(f"{s['date']} {s['machine']['backend']} ({s['machine']['cpu']})" for s in state["sessions"])
+        lines += rows
+        lines.append(f"| *{state['species']}: {len(state['stages'])}/3 stages, ran {where}* | | | | | | |")
+        if video:
+            videos.append(f"![{state['species']} stage 3]({os.path.relpath(video, os.path.dirname(args.out))})")
+    lines += ["", *videos]
+    runs.atomic_write(args.out, "\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
