@@ -6,6 +6,7 @@
     python ppo_mjx.py --env trex_stage1 --num-envs 128 --total-timesteps 1000000 --set lr=1e-4
     python ppo_mjx.py --resume results/runs/trex_stage1_seed0_20261122-101500
     python ppo_mjx.py --env trex_stage1 --num-seeds 8 --sweep lr=1e-4,3e-4 --sweep ent_coef=0,1e-3   # one program
+    python ppo_mjx.py --policy-only results/trex_curriculum_cpu_seed0     # finished runs' checkpoints, policy alone
 
 On a machine without an accelerator the defaults are sized for its CPU (configs/ppo.py, CPU_DEFAULTS and
 CPU_CURRICULUM_DEFAULTS); flags win.
@@ -94,6 +95,10 @@ def parse_args(argv):
                                       "with --num-seeds/--sweep")
     parser.add_argument("--resume", metavar="DIR", help="continue a run, group or curriculum folder from its "
                                                          "checkpoints")
+    parser.add_argument("--policy-only", metavar="DIR",
+                        help="drop the train state from every finished run's checkpoint under DIR (a run, group or "
+                             "curriculum folder; ~10x smaller, to commit or share it): it still evaluates and "
+                             "warm-starts, but can no longer resume")
     parser.add_argument("--wandb", action="store_true", help="also log to Weights & Biases (needs `pip install wandb`)")
     parser.add_argument("--distributed", nargs="?", const="auto", metavar="COORDINATOR,NUM_PROCESSES,PROCESS_ID",
                         help="this process is one of a multi-host run (start the same command on every host): "
@@ -191,10 +196,23 @@ def curriculum_from_args(args):
     return args.env, seed, out, overrides_from_args(args, names, CPU_CURRICULUM_DEFAULTS), False
 
 
+def keep_policy_only(folder):
+    """Rewrite the finished runs' checkpoints under `folder` with their policies alone, naming each."""
+    if not os.path.isdir(folder):
+        raise ConfigError(f"--policy-only: {folder} is not a folder")
+    rewritten = runs.keep_policy_only(folder)
+    for path in rewritten:
+        print(f"{path}: policy only, {os.path.getsize(path) / 1e6:.1f} MB")
+    if not rewritten:
+        print(f"no finished run under {folder} has a train state to drop")
+
+
 def main(argv=None):
     args = parse_args(argv)
     training.enable_compilation_cache()
     try:
+        if args.policy_only:
+            return keep_policy_only(args.policy_only)
         if args.curriculum or (args.resume and os.path.exists(os.path.join(args.resume, curriculum.STATE))):
             species, seed, out, overrides, resume = curriculum_from_args(args)
             summaries = curriculum.run_curriculum(species, seed, out, overrides, args.wandb, resume)

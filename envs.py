@@ -20,6 +20,7 @@ from flax import struct
 
 with contextlib.redirect_stdout(io.StringIO()):  # MJX prints "Failed to import warp" without the optional Warp backend
     from mujoco import mjx
+    from mujoco.mjx import warp as mjx_warp
 
 import model_checks
 import rewards
@@ -73,22 +74,41 @@ def make_env(name, physics="mjx", **overrides):
 
 
 def env_from_config(name, config, physics="mjx"):
-    """`physics` "mjx" steps MJX (jit, vmap, GPU); "mujoco" steps plain MuJoCo (C, CPU) for sim-to-sim checks."""
+    """`physics` "mjx" steps MJX (jit, vmap, GPU) with the config's `mjx_impl`; "mujoco" steps plain MuJoCo (C, CPU)
+    for sim-to-sim checks, deriving positions and sensors with MJX's JAX implementation."""
+    if physics == "mujoco":
+        config = dict(config, mjx_impl="jax")
+    check_mjx_impl(config["mjx_impl"])
     mj_model = load_model(config)
     model_checks.check_model(mj_model, config)  # before anything compiles
-    task = TASKS[config["task"]](config, mj_model, put_model(mj_model))
+    task = TASKS[config["task"]](config, mj_model, put_model(mj_model, config["mjx_impl"]))
     return build_env(name, config, mj_model, task, physics)
 
 
-def put_model(mj_model):
-    """The MJX model on this process's first device. MJX's default, jax.devices()[0], belongs to process 0 in a
-    multi-host run (ppo_mjx.py --distributed), where other processes cannot address it."""
-    return mjx.put_model(mj_model, device=jax.local_devices()[0])
+MJX_IMPLS = ("jax", "warp")
 
 
-def make_data(mjx_model):
-    """Fresh MJX data on this process's first device (see `put_model`)."""
-    return mjx.make_data(mjx_model, device=jax.local_devices()[0])
+def check_mjx_impl(impl):
+    """ConfigError unless MJX can run `impl` here. MuJoCo Warp needs the warp-lang package and, for speed, an NVIDIA
+    GPU (MJX would run Warp's kernels on a CPU too, slowly: refused, since nothing here is tested that way)."""
+    if impl not in MJX_IMPLS:
+        raise ConfigError(f"mjx_impl '{impl}' is not one of: {', '.join(MJX_IMPLS)}")
+    missing = [] if jax.default_backend() == "gpu" else [f"an NVIDIA GPU (JAX here runs on {jax.default_backend()})"]
+    missing += [] if mjx_warp.WARP_INSTALLED else ["MuJoCo Warp (pip install warp-lang mujoco-warp==3.17.0)"]
+    if impl == "warp" and missing:
+        raise ConfigError(f"mjx_impl 'warp' needs {' and '.join(missing)}; mjx_impl 'jax' runs anywhere")
+
+
+def put_model(mj_model, impl="jax"):
+    """The MJX model (implementation `impl`) on this process's first device. MJX's default, jax.devices()[0], belongs
+    to process 0 in a multi-host run (ppo_mjx.py --distributed), where other processes cannot address it."""
+    return mjx.put_model(mj_model, device=jax.local_devices()[0], impl=impl)
+
+
+def make_data(model, impl="jax"):
+    """Fresh MJX data on this process's first device (see `put_model`); `model` is a MuJoCo model (Warp needs one)
+    or, for the JAX implementation, an MJX model."""
+    return mjx.make_data(model, device=jax.local_devices()[0], impl=impl)
 
 
 def load_model(config):
@@ -108,9 +128,9 @@ def load_model(config):
     return mj_model
 
 
-def mjx_physics(mj_model, n_substeps):
-    """(data) -> data after `n_substeps` MJX steps."""
-    mjx_model = put_model(mj_model)
+def mjx_physics(mj_model, n_substeps, impl):
+    """(data) -> data after `n_substeps` MJX steps of implementation `impl`."""
+    mjx_model = put_model(mj_model, impl)
 
     def substep(data, _):
         return mjx.step(mjx_model, data), None
@@ -147,13 +167,16 @@ def mujoco_physics(mj_model, n_substeps):
     return physics
 
 
-PHYSICS = {"mjx": mjx_physics, "mujoco": mujoco_physics}
+PHYSICS = ("mjx", "mujoco")
 
 
 def build_env(name, config, mj_model, task, physics="mjx"):
     """Wrap a Task into an Env: physics substeps, termination, NaN guard, time limit, pushes, auto-reset."""
     n_substeps = int(round(config["ctrl_dt"] / config["sim_dt"]))
-    advance = PHYSICS[physics](mj_model, n_substeps)
+    if physics == "mjx":
+        advance = mjx_physics(mj_model, n_substeps, config["mjx_impl"])
+    else:
+        advance = mujoco_physics(mj_model, n_substeps)
     zero_action = jnp.zeros(mj_model.nu)
 
     def reset(key):
@@ -257,7 +280,7 @@ def legged_task(config, mj_model, mjx_model):
     geom_type, geom_size = mj_model.geom_type[floor_geoms], jnp.array(mj_model.geom_size)
     touch_adr = jnp.array([mj_model.sensor_adr[i] for i in range(mj_model.nsensor)
                            if mj_model.sensor_type[i] == mujoco.mjtSensor.mjSENS_TOUCH])
-    template = make_data(mjx_model)
+    template = make_data(mj_model, config["mjx_impl"])
     home_data = mujoco.MjData(mj_model)
     mujoco.mj_resetDataKeyframe(mj_model, home_data, home.id)
     mujoco.mj_kinematics(mj_model, home_data)

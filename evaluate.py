@@ -130,7 +130,7 @@ def parse_args(argv):
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override env settings")
     parser.add_argument("--episodes", type=int, default=16, help="episodes from fresh random starts")
     parser.add_argument("--seed", type=int, default=1_000_000, help="seed of the start states and pushes")
-    parser.add_argument("--physics", choices=sorted(envs.PHYSICS), default="mjx",
+    parser.add_argument("--physics", choices=envs.PHYSICS, default="mjx",
                         help="mjx (as trained) or mujoco (plain MuJoCo in C: the sim-to-sim check)")
     parser.add_argument("--out", help="metrics JSON (default <run folder>/eval_<physics>[_mean].json)")
     parser.add_argument("--video", help="write the first --video-episodes episodes to this .mp4 or .gif")

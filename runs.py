@@ -98,11 +98,32 @@ def arrays_to_tree(arrays, template, what):
 
 def save_checkpoint(path, env_name, config, update, runner, policy, rows, wall_s):
     """Atomically write the full train state, the policy alone, the config and the metrics rows so far."""
-    body = flax.serialization.msgpack_serialize(dict(
-        env=env_name, config=json.dumps(config), update=int(update), wall_s=float(wall_s),
-        runner=tree_to_arrays(runner), policy=tree_to_arrays(policy), rows=json.dumps(rows)))
+    write_checkpoint(path, dict(env=env_name, config=config, update=int(update), wall_s=float(wall_s),
+                                runner=tree_to_arrays(runner), policy=tree_to_arrays(policy), rows=rows))
+
+
+def write_checkpoint(path, checkpoint):
+    """Atomically write `checkpoint` (as `read_checkpoint` returns it) inside its checksummed envelope."""
+    body = flax.serialization.msgpack_serialize(dict(checkpoint, config=json.dumps(checkpoint["config"]),
+                                                     rows=json.dumps(checkpoint["rows"])))
     envelope = dict(format=FORMAT, sha256=hashlib.sha256(body).hexdigest(), body=body)
     atomic_write(path, flax.serialization.msgpack_serialize(envelope))
+
+
+def keep_policy_only(folder):
+    """Drop the train state (the envs' physics states and the optimizer's, ~90% of the bytes) from the checkpoint of
+    every finished run under `folder` (a run, group or curriculum folder; finished: eval.json written), to commit or
+    share it: the policy still evaluates and warm-starts a stage, but the run can no longer resume. Returns the
+    checkpoints rewritten."""
+    rewritten = []
+    for root, _, files in sorted(os.walk(folder)):
+        if CHECKPOINT in files and "eval.json" in files:
+            path = os.path.join(root, CHECKPOINT)
+            checkpoint = read_checkpoint(path)
+            if "runner" in checkpoint:
+                write_checkpoint(path, {k: v for k, v in checkpoint.items() if k != "runner"})
+                rewritten.append(path)
+    return rewritten
 
 
 def read_checkpoint(path):

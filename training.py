@@ -261,6 +261,9 @@ def start_or_resume(trainer, env, members, hparams, layout, checkpoints, warm_st
     for member, checkpoint in zip(members, checkpoints):
         template = jax.eval_shape(trainer.init, jax.random.key(member.seed), ppo_mjx.hyperparameters(member.config))
         path = os.path.join(member.out, runs.CHECKPOINT)
+        if "runner" not in checkpoint:
+            raise runs.CheckpointError(f"{path} holds the policy alone (--policy-only): it evaluates and warm-starts a "
+                                       f"stage, but cannot resume")
         runners.append(runs.load_tree(path, checkpoint, "runner", template, env.name))
     return (jax.device_put(ppo_mjx.stack(runners), layout.runner), [c["rows"] for c in checkpoints],
             max(c["wall_s"] for c in checkpoints))

@@ -46,6 +46,33 @@ def timed(program, runner, hparams):
     return time.perf_counter() - start, runner
 
 
+def measure(env_name, num_envs, num_seeds, updates, repeats, overrides=None):
+    """Figures of `num_seeds` seeds vmapped against one seed, `num_envs` envs each, `updates` updates per call."""
+    config = get_config(env_name, {**(overrides or {}), "num_envs": num_envs})
+    batch = num_envs * config["num_steps"]
+    config["total_timesteps"] = batch * updates * (repeats + 1)
+    env = envs.env_from_config(env_name, config)
+    trainer = ppo_mjx.make_trainer(config, env)
+    one = compiled_updates(trainer, config, 1, updates)
+    many = compiled_updates(trainer, config, num_seeds, updates)
+    one_runner, many_runner = timed(one[0], one[1], one[2])[1], timed(many[0], many[1], many[2])[1]  # warm up
+    one_s, many_s = [], []
+    for _ in range(repeats):  # alternate, so that drifting machine load hits both alike
+        seconds, one_runner = timed(one[0], one_runner, one[2])
+        one_s.append(seconds)
+        seconds, many_runner = timed(many[0], many_runner, many[2])
+        many_s.append(seconds)
+    one_t, many_t = float(np.median(one_s)), float(np.median(many_s))
+    steps = batch * updates
+    return dict(
+        env=env_name, num_envs=num_envs, num_seeds=num_seeds, overrides=overrides or {},
+        num_steps=config["num_steps"], num_minibatches=config["num_minibatches"], updates_per_call=updates,
+        devices=len(jax.devices()), compile_s_one_seed=one[3], compile_s_all_seeds=many[3],
+        seconds_one_seed=one_s, seconds_all_seeds=many_s,
+        env_steps_per_s_one_seed=steps / one_t, env_steps_per_s_all_seeds=num_seeds * steps / many_t,
+        time_all_seeds_over_one_seed=many_t / one_t, speedup_vmapped_over_sequential=num_seeds * one_t / many_t)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="trex_stage1")
@@ -57,36 +84,15 @@ def main():
     args = parser.parse_args()
 
     training.enable_compilation_cache()
-    config = get_config(args.env, {**parse_overrides(args.set), "num_envs": args.num_envs})
-    batch = args.num_envs * config["num_steps"]
-    config["total_timesteps"] = batch * args.updates * (args.repeats + 1)
-    env = envs.env_from_config(args.env, config)
-    trainer = ppo_mjx.make_trainer(config, env)
-    one = compiled_updates(trainer, config, 1, args.updates)
-    many = compiled_updates(trainer, config, args.num_seeds, args.updates)
-    one_runner, many_runner = timed(one[0], one[1], one[2])[1], timed(many[0], many[1], many[2])[1]  # warm up
-    one_s, many_s = [], []
-    for _ in range(args.repeats):  # alternate, so that drifting machine load hits both alike
-        seconds, one_runner = timed(one[0], one_runner, one[2])
-        one_s.append(seconds)
-        seconds, many_runner = timed(many[0], many_runner, many[2])
-        many_s.append(seconds)
-    one_t, many_t = float(np.median(one_s)), float(np.median(many_s))
-    steps = batch * args.updates
-    result = dict(
-        env=args.env, num_envs=args.num_envs, num_seeds=args.num_seeds, overrides=args.set,
-        num_steps=config["num_steps"], num_minibatches=config["num_minibatches"], updates_per_call=args.updates,
-        devices=len(jax.devices()), compile_s_one_seed=one[3], compile_s_all_seeds=many[3],
-        seconds_one_seed=one_s, seconds_all_seeds=many_s,
-        env_steps_per_s_one_seed=steps / one_t, env_steps_per_s_all_seeds=args.num_seeds * steps / many_t,
-        speedup_vmapped_over_sequential=args.num_seeds * one_t / many_t,
-        command=" ".join(["python", "benchmarks/seeds.py", *sys.argv[1:]]), date=time.strftime("%Y-%m-%d"),
-        machine=runs.machine())
+    result = measure(args.env, args.num_envs, args.num_seeds, args.updates, args.repeats, parse_overrides(args.set))
+    result |= dict(command=" ".join(["python", "benchmarks/seeds.py", *sys.argv[1:]]), date=time.strftime("%Y-%m-%d"),
+                   machine=runs.machine())
     print(json.dumps(result, indent=1))
     variant = "".join(f"_{o.replace('=', '-')}" for o in args.set)
     path = os.path.join(ROOT, "results", f"seeds_vmap_{args.env}_{jax.default_backend()}_{args.num_envs}envs_"
                                          f"{args.num_seeds}seeds{variant}.json")
     runs.atomic_write(path, json.dumps(result, indent=1) + "\n")
+    one_t, many_t = np.median(result["seconds_one_seed"]), np.median(result["seconds_all_seeds"])
     print(f"{args.num_seeds} seeds vmapped: {many_t:.2f} s per {args.updates} updates; one seed: {one_t:.2f} s, "
           f"x{args.num_seeds} = {args.num_seeds * one_t:.2f} s; speedup {args.num_seeds * one_t / many_t:.2f}")
     print(f"-> {path}")

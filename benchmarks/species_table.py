@@ -39,11 +39,12 @@ def evaluation(stage_dir, physics, flags):
 
 
 def film(stage_dir, name):
-    """A GIF of the stage's first three episodes (MJX), unless it exists; its path."""
+    """A GIF of the stage's first two episodes (MJX), unless it exists; its path. Small (240x180): the repository
+    travels to a lent GPU within 64 MiB."""
     path = os.path.join(stage_dir, f"{name}.gif")
     if not os.path.exists(path):
-        evaluate.main([stage_dir, "--episodes", "4", "--seed", str(SEED), "--video", path, "--video-episodes", "3",
-                       "--width", "320", "--height", "240", "--out", os.path.join(stage_dir, "eval_video.json")])
+        evaluate.main([stage_dir, "--episodes", "4", "--seed", str(SEED), "--video", path, "--video-episodes", "2",
+                       "--width", "240", "--height", "180", "--out", os.path.join(stage_dir, "eval_video.json")])
     return path
 
 

@@ -3,8 +3,8 @@ num_envs, in one run on one machine; prints b/a and writes the figures to result
 
     python benchmarks/throughput.py --env trex_stage1 --num-envs 256 --updates 10
 
-Compilation is excluded from both timings (each function is compiled and run once before it is timed); (a) and (b)
-are timed alternately `--repeats` times and the medians compared.
+Compilation is excluded from both timings (each function is compiled and run once before it is timed; those first
+calls are recorded apart); (a) and (b) are timed alternately `--repeats` times and the medians compared.
 """
 
 import argparse
@@ -49,6 +49,33 @@ def timed(fn, *args):
     return time.perf_counter() - start
 
 
+def measure(env_name, num_envs, updates, repeats, overrides=None):
+    """Figures of (a) and (b) for `env_name` at `num_envs`: `updates` PPO updates (and raw rollouts of equal length)
+    per timed call, `repeats` alternating calls after one untimed call each (compile and warm-up, timed apart)."""
+    config = get_config(env_name, {**(overrides or {}), "num_envs": num_envs})
+    batch = num_envs * config["num_steps"]
+    config["total_timesteps"] = batch * updates
+    env = envs.env_from_config(env_name, config)
+    steps = batch * updates
+
+    rollout = random_rollout(env, num_envs, config["num_steps"] * updates, jnp.exp(config["init_log_std"]))
+    state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(0), num_envs))
+    train = jax.jit(ppo_mjx.make_train(config, env))
+    compile_s = [timed(rollout, state, jax.random.key(0)), timed(train, jax.random.key(0))]
+    # Alternate (a) and (b) so that drifting machine load hits both alike; report medians.
+    raw_s, train_s = [], []
+    for rep in range(repeats):
+        raw_s.append(timed(rollout, state, jax.random.key(rep + 1)))
+        train_s.append(timed(train, jax.random.key(rep + 1)))
+    raw, full = steps / np.median(raw_s), steps / np.median(train_s)
+    return dict(env=env_name, num_envs=num_envs, overrides=overrides or {}, num_steps=config["num_steps"],
+                num_minibatches=config["num_minibatches"], update_epochs=config["update_epochs"],
+                actor_hidden=config["actor_hidden"], critic_hidden=config["critic_hidden"], mjx_impl=config["mjx_impl"],
+                updates=updates, env_steps_timed=steps, first_call_seconds=compile_s, raw_seconds=raw_s,
+                train_seconds=train_s, raw_env_steps_per_s=raw, ppo_train_steps_per_s=full,
+                ratio_train_over_raw=full / raw, physics_steps_per_s=raw * round(config["ctrl_dt"] / config["sim_dt"]))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="trex_stage1")
@@ -59,35 +86,14 @@ def main():
     args = parser.parse_args()
 
     training.enable_compilation_cache()
-    config = get_config(args.env, {**parse_overrides(args.set), "num_envs": args.num_envs})
-    batch = args.num_envs * config["num_steps"]
-    config["total_timesteps"] = batch * args.updates
-    env = envs.env_from_config(args.env, config)
-    steps = batch * args.updates
-
-    rollout = random_rollout(env, args.num_envs, config["num_steps"] * args.updates, jnp.exp(config["init_log_std"]))
-    state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(0), args.num_envs))
-    train = jax.jit(ppo_mjx.make_train(config, env))
-    timed(rollout, state, jax.random.key(0))  # compile and warm up
-    timed(train, jax.random.key(0))
-    # Alternate (a) and (b) so that drifting machine load hits both alike; report medians.
-    raw_s, train_s = [], []
-    for rep in range(args.repeats):
-        raw_s.append(timed(rollout, state, jax.random.key(rep + 1)))
-        train_s.append(timed(train, jax.random.key(rep + 1)))
-    raw, full = steps / np.median(raw_s), steps / np.median(train_s)
-    result = dict(env=args.env, num_envs=args.num_envs, overrides=args.set, num_steps=config["num_steps"],
-                  num_minibatches=config["num_minibatches"], update_epochs=config["update_epochs"],
-                  actor_hidden=config["actor_hidden"], critic_hidden=config["critic_hidden"], updates=args.updates,
-                  env_steps_timed=steps, raw_seconds=raw_s, train_seconds=train_s, raw_env_steps_per_s=raw,
-                  ppo_train_steps_per_s=full, ratio_train_over_raw=full / raw,
-                  physics_steps_per_s=raw * round(config["ctrl_dt"] / config["sim_dt"]),
-                  command=" ".join(["python", "benchmarks/throughput.py", *sys.argv[1:]]),
-                  date=time.strftime("%Y-%m-%d"), machine=runs.machine())
+    result = measure(args.env, args.num_envs, args.updates, args.repeats, parse_overrides(args.set))
+    result |= dict(command=" ".join(["python", "benchmarks/throughput.py", *sys.argv[1:]]),
+                   date=time.strftime("%Y-%m-%d"), machine=runs.machine())
     print(json.dumps(result, indent=1))
     variant = "".join(f"_{o.replace('=', '-')}" for o in args.set)
     path = os.path.join(ROOT, "results", f"throughput_{args.env}_{jax.default_backend()}_{args.num_envs}envs{variant}.json")
     runs.atomic_write(path, json.dumps(result, indent=1) + "\n")
+    raw, full = result["raw_env_steps_per_s"], result["ppo_train_steps_per_s"]
     print(f"(a) raw env {raw:,.0f} steps/s  (b) PPO train {full:,.0f} steps/s  b/a = {full / raw:.2f}  -> {path}")
 
 

@@ -1,7 +1,7 @@
 """The three curriculum stages every species goes through. `species_stages` merges the PPO hyperparameters, a stage's
 settings and a species' body settings (which may override stage settings) into one complete config per stage.
 
-Gates (`gate`): during training the deterministic policy is evaluated every `eval_every` updates (at the end of a
+Gates (`gate`): during training the policy (sampled actions) is evaluated every `eval_every` updates (at the end of a
 progress chunk, see `log_every`) on `eval_episodes` episodes; an evaluation passes when every metric in `min` is at
 least its threshold; the stage ends when `consecutive` evaluations in a row pass, or when `total_timesteps` (the
 stage's step budget) runs out. Metric names are those of eval.json (e.g. success_rate, reached_time_limit,
@@ -11,6 +11,11 @@ episode_length, forward_speed_mean).
 import copy
 
 from configs.ppo import PPO
+
+# How the physics runs, the same for every species and stage.
+PHYSICS = dict(
+    mjx_impl="jax",  # MJX implementation: "jax" (any JAX device) or "warp" (MuJoCo Warp kernels: NVIDIA GPU only)
+)
 
 # Stage 1 must test balance: the models stand by themselves, so holding the home pose (zero action) stood through
 # 97-100% of episodes under the old pushes (0.3 m/s every 2 s). Pushes now come every second, and each species sets a
@@ -95,8 +100,8 @@ def merge(base, changes):
 
 
 def species_stages(species, body, stage_changes=({}, {}, {})):
-    """{"<species>_stage1": config, ...}: PPO hyperparameters + stage settings + `body` (later ones win, nested dicts
-    such as reward_weights merged key by key), then each stage's own `stage_changes` (e.g. the speed gate, the tip
-    sites and target heights of the behaviour)."""
-    return {f"{species}_stage{i}": merge(merge(merge(PPO, stage), body), changes)
+    """{"<species>_stage1": config, ...}: PPO hyperparameters + PHYSICS + stage settings + `body` (later ones win,
+    nested dicts such as reward_weights merged key by key), then each stage's own `stage_changes` (e.g. the speed
+    gate, the tip sites and target heights of the behaviour)."""
+    return {f"{species}_stage{i}": merge(merge(merge(dict(PPO, **PHYSICS), stage), body), changes)
             for i, (stage, changes) in enumerate(zip(STAGES, stage_changes), start=1)}

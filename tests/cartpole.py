@@ -27,6 +27,7 @@ CONFIG = dict(
     ctrl_dt=0.02,
     episode_length=200,
     push_interval=0,
+    mjx_impl="jax",
     reward_weights=dict(upright=1.0, termination=0.0),
 )
 

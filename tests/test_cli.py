@@ -13,9 +13,11 @@ import subprocess
 import sys
 
 import imageio.v3 as iio
+import jax
 import pytest
 
 import cli
+import envs
 import evaluate
 from configs import CONFIGS, CPU_DEFAULTS
 
@@ -60,6 +62,7 @@ def assert_one_line_error(result, message):
     (["--set", "learning_rate=0.1"], "unknown config key 'learning_rate'"),
     (["--set", "reward_weights.nope=1.0"], "unknown config key 'reward_weights.nope'"),
     (["--set", "lr=fast"], "config key 'lr' expects float, got 'fast'"),
+    (["--set", "mjx_impl=cpp"], "mjx_impl 'cpp' is not one of: jax, warp"),
     (["--set", "num_envs=2.5"], "config key 'num_envs' expects int, got 2.5"),
     (["--set", "lr"], "override 'lr' is not KEY=VALUE"),
     (["--num-envs", "10", "--set", "num_minibatches=3"], "is not divisible by num_minibatches = 3"),
@@ -68,6 +71,7 @@ def assert_one_line_error(result, message):
     (["--resume", ROOT, "--num-seeds", "2", "--sweep", "lr=1e-4,1e-3"],
      "--resume continues runs with their saved configs; drop --num-seeds, --sweep"),
     (["--num-seeds", "0"], "--num-seeds must be at least 1, got 0"),
+    (["--policy-only", "/nonexistent/run"], "--policy-only: /nonexistent/run is not a folder"),
     (["--sweep", "num_envs=64,128"], "cannot sweep 'num_envs': it fixes array shapes or program structure"),
     (["--sweep", "actor_hidden=64,128"], "cannot sweep 'actor_hidden'"),
     (["--sweep", "anneal_lr=0,1"], "cannot sweep 'anneal_lr'"),
@@ -87,6 +91,16 @@ def assert_one_line_error(result, message):
 ])
 def test_bad_input_gives_one_line_and_exit_2(args, message, capsys):
     assert_one_line_error(run_main(cli.main, args, capsys), message)
+
+
+@pytest.mark.skipif(jax.default_backend() == "gpu" and envs.mjx_warp.WARP_INSTALLED,
+                    reason="MuJoCo Warp can run on this machine")
+@pytest.mark.parametrize("args", [["--set", "mjx_impl=warp"],
+                                  ["--env", "brachiosaurus", "--curriculum", "--set", "mjx_impl=warp"]])
+def test_warp_physics_is_refused_where_it_cannot_run(args, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert_one_line_error(run_main(cli.main, [*args, "--out", str(out)], capsys), "mjx_impl 'warp' needs ")
+    assert not out.exists()
 
 
 @pytest.mark.parametrize("args, message", [
@@ -226,7 +240,8 @@ def test_evaluate_in_plain_mujoco_writes_metrics_and_a_video(tiny_run, tmp_path,
                                             "--width", "160", "--height", "128"], capsys)
     assert code == 0, err[-3000:]
     evaluation = json.loads((out / "eval_mujoco.json").read_text())
-    assert evaluation["physics"] == "mujoco" and evaluation["episodes"] == 1 and evaluation["policy"].endswith("6")
+    assert evaluation["physics"] == "mujoco" and evaluation["episodes"] == 1
+    assert evaluation["policy"] == "checkpoint at update 6, sampled actions"
     assert 0 < evaluation["episode_length"] <= 30
     frames = iio.imread(video, index=None)
     # The episode filmed every 2nd control step (25 fps at 50 Hz control).

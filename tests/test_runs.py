@@ -4,6 +4,7 @@ another env's checkpoint, and headless video. (Evaluation of a known policy in M
 import csv
 import json
 import os
+import shutil
 import signal
 
 import imageio.v3 as iio
@@ -132,6 +133,24 @@ def test_resume_refuses_a_checkpoint_of_another_config(cartpole_runs, tmp_path):
     (tmp_path / runs.CHECKPOINT).write_bytes((cartpole_runs["straight"] / runs.CHECKPOINT).read_bytes())
     with pytest.raises(runs.CheckpointError, match="config differs"):
         training.run(cartpole_runs["env"], other, 0, str(tmp_path), resume=True)
+
+
+def test_policy_only_checkpoint_keeps_the_policy_and_refuses_to_resume(cartpole_runs, tmp_path):
+    folder = tmp_path / "run"
+    shutil.copytree(cartpole_runs["straight"], folder)
+    path = folder / runs.CHECKPOINT
+    full, full_bytes = runs.read_checkpoint(str(path)), path.stat().st_size
+    assert runs.keep_policy_only(str(tmp_path)) == [str(path)]
+    assert runs.keep_policy_only(str(tmp_path)) == []  # nothing left to drop
+    slim = runs.read_checkpoint(str(path))
+    assert "runner" not in slim and path.stat().st_size < full_bytes / 2
+    assert {k: v for k, v in full.items() if k not in ("runner", "policy")} == {
+        k: v for k, v in slim.items() if k != "policy"}
+    for name, array in full["policy"].items():
+        np.testing.assert_array_equal(slim["policy"][name], array)
+    (folder / "eval.json").unlink()  # as if the run had stopped before its evaluation
+    with pytest.raises(runs.CheckpointError, match="holds the policy alone .* cannot resume"):
+        training.run(cartpole_runs["env"], SHORT_CONFIG, 0, str(folder), resume=True)
 
 
 def test_evaluation_refuses_a_checkpoint_of_another_env(cartpole_runs):
