@@ -63,7 +63,8 @@ def pack(wheels, capacity):
         if size > capacity:
             count = -(-size // capacity)
             for k in range(count):
-                bundles.append([(f"{name}.part{k + 1:02d}of{count:02d}", (wheel, k * capacity, capacity))])
+                length = min(capacity, size - k * capacity)
+                bundles.append([(f"{name}.part{k + 1:02d}of{count:02d}", (wheel, k * capacity, length))])
                 used.append(capacity)  # nothing else joins a part
             continue
         i = next((i for i, u in enumerate(used) if u + size <= capacity), len(bundles))
@@ -107,11 +108,9 @@ def main():
     print(f"working tree that travels: {tree / 2**20:.1f} MiB; wheels: "
           f"{sum(length for files in bundles for _, (_, _, length) in files) / 2**20:.1f} MiB in {len(bundles)} "
           f"bundle(s) of at most {capacity / 2**20:.1f} MiB")
-    for number in range(1, len(bundles) + 1):
-        folder = os.path.join(args.out, str(number))
-        files = sorted(os.listdir(folder))
-        size = sum(os.path.getsize(os.path.join(folder, f)) for f in files)
-        print(f"call {number}: carry [\".whl/{number}\"] ({size / 2**20:.1f} MiB: {', '.join(files)})")
+    for number, files in enumerate(bundles, start=1):
+        size = sum(length for _, (_, _, length) in files)
+        print(f"call {number}: carry [\".whl/{number}\"] ({size / 2**20:.1f} MiB: {', '.join(n for n, _ in files)})")
     print("each call's command starts with: source benchmarks/gpu_install.sh &&  (calls one right after another; later"
           " calls carry nothing and start the same way)")
 
