@@ -10,8 +10,7 @@
 
 On a machine without an accelerator the defaults are sized for its CPU (configs/ppo.py, CPU_DEFAULTS and
 CPU_CURRICULUM_DEFAULTS); flags win.
-`python ppo_mjx.py` sets TF_CPP_MIN_LOG_LEVEL=2 before JAX loads (unless set): XLA prints a warning line for every
-program it reads back from the compilation cache ("Assume version compatibility"); errors still print.
+`python ppo_mjx.py` quiets XLA's C++ warnings before JAX loads (startup.py).
 """
 
 import argparse
@@ -156,11 +155,11 @@ def refuse_with_resume(args, allowed=()):
 
 
 def settings_from_args(args):
-    """(env name, members, group folder or None) from the command line, or from a folder's saved configs with
+    """(env name, run specs, group folder or None) from the command line, or from a folder's saved configs with
     --resume. Several seeds or a sweep make a group: one folder with a run folder per member."""
     if args.resume:
         refuse_with_resume(args)
-        return training.resume_settings(args.resume)
+        return runs.read_run_settings(args.resume)
     env_name = args.env or "trex_stage1"
     config = get_config(env_name, overrides_from_args(args, [env_name]))
     seed = 0 if args.seed is None else args.seed
@@ -171,10 +170,10 @@ def settings_from_args(args):
     stamp = time.strftime("%Y%m%d-%H%M%S")
     if not args.sweep and num_seeds == 1:
         out = args.out or os.path.join(RESULTS_DIR, "runs", f"{env_name}_seed{seed}_{stamp}")
-        return env_name, [training.Member(os.path.basename(out), config, seed, out, {})], None
+        return env_name, [runs.RunSpec(os.path.basename(out), config, seed, out, {})], None
     kind = "sweep" if args.sweep else f"{num_seeds}seeds"
     group_out = args.out or os.path.join(RESULTS_DIR, "runs", f"{env_name}_{kind}_seed{seed}_{stamp}")
-    return env_name, training.group_members(config, seed, num_seeds, grid, group_out), group_out
+    return env_name, runs.group_runs(config, seed, num_seeds, grid, group_out), group_out
 
 
 def curriculum_from_args(args):
@@ -213,17 +212,17 @@ def main(argv=None):
     try:
         if args.policy_only:
             return keep_policy_only(args.policy_only)
-        if args.curriculum or (args.resume and os.path.exists(os.path.join(args.resume, curriculum.STATE))):
+        if args.curriculum or (args.resume and os.path.exists(os.path.join(args.resume, curriculum.CURRICULUM_FILE))):
             species, seed, out, overrides, resume = curriculum_from_args(args)
             summaries = curriculum.run_curriculum(species, seed, out, overrides, args.wandb, resume)
         else:
             if args.distributed:
                 start_distributed(args.distributed)
-            env_name, members, group_out = settings_from_args(args)
-            training.check_trainable(members[0].config)
-            env = envs.env_from_config(env_name, members[0].config)
-            out = group_out or members[0].out
-            summaries = training.run_members(env, members, group_out, args.resume is not None, args.wandb)
+            env_name, specs, group_out = settings_from_args(args)
+            training.check_trainable(specs[0].config)
+            env = envs.env_from_config(env_name, specs[0].config)
+            out = group_out or specs[0].out
+            summaries = training.run_group(env, specs, group_out, args.resume is not None, args.wandb)
     except (ConfigError, runs.CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)

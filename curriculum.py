@@ -1,5 +1,5 @@
 """A species' curriculum: its stages trained in order, each until its gate passes or its step budget runs out, each
-warm-starting from the last. Gates are evaluated between training chunks through training.run_members' `after_chunk`.
+warm-starting from the last. Gates are evaluated between training chunks through training.run_group's `after_chunk`.
 
 Gates (`gate` in a stage config, see configs/stages.py): every `eval_every` updates the policy is evaluated
 (sampled actions, as trained); an evaluation passes when every metric in `min` is at least its threshold; the gate
@@ -17,11 +17,12 @@ import time
 import jax.numpy as jnp
 
 import envs
+import evaluation
 import runs
 import training
 from configs import CONFIGS, ConfigError, curriculum_stages, flatten, get_config
 
-STATE = "curriculum.json"
+CURRICULUM_FILE = "curriculum.json"
 
 
 def stage_configs(species, overrides):
@@ -37,7 +38,7 @@ def stage_configs(species, overrides):
 
 def check_gate(gate, env):
     """ConfigError unless every metric `gate` names is one that `env`'s evaluation reports."""
-    known = envs.evaluation_metric_names(env)
+    known = evaluation.evaluation_metric_names(env)
     unknown = sorted(set(gate["min"]) - set(known))
     if unknown:
         raise ConfigError(f"env '{env.name}': the gate names {', '.join(unknown)}, which its evaluation does not "
@@ -73,7 +74,7 @@ def gate_decision(gate, summary, previous):
 
 
 def make_gate(gate, path, previous=()):
-    """(after_chunk callback for training.run_members, outcome()): every `eval_every` updates the callback evaluates
+    """(after_chunk callback for training.run_group, outcome()): every `eval_every` updates the callback evaluates
     the policy, appends the decision to gate.json at `path` and ends training once the gate has passed (at once when
     the `previous` decisions of a resumed stage already passed it); outcome() summarizes the decisions for
     eval.json."""
@@ -105,18 +106,16 @@ def decisions_until(path, update):
     if not os.path.exists(path):
         return []
     try:
-        with open(path) as f:
-            return [d for d in json.load(f)["decisions"] if d["update"] <= update]
+        return [d for d in runs.read_json(path)["decisions"] if d["update"] <= update]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ConfigError(f"{path} is not a readable gate record ({type(error).__name__})") from None
 
 
-def warm_start_policy(path, config, env):
-    """The previous stage's final policy, for this stage's network, its log std restarted at `warm_start_log_std`
-    so that the policy explores the new task (the normalizer's statistics carry over as they are)."""
-    policy = training.load_policy(path, runs.read_checkpoint(path), config, env)
-    log_std = jnp.full(env.action_size, config["warm_start_log_std"], jnp.float32)
-    return dict(policy, params={"params": dict(policy["params"]["params"], log_std=log_std)})
+def restart_exploration(policy, log_std):
+    """`policy` ({params, normalizer}) with the Gaussian's log std set to `log_std` everywhere, so that a warm-started
+    stage explores its new task (the normalizer's statistics carry over as they are)."""
+    params = policy["params"]["params"]
+    return dict(policy, params={"params": dict(params, log_std=jnp.full_like(params["log_std"], log_std))})
 
 
 def stage_record(name, summary, machine):
@@ -125,10 +124,10 @@ def stage_record(name, summary, machine):
     return dict(stage=name, gate_passed=summary["gate"]["passed"], env_steps=summary["env_steps"],
                 train_wall_s=summary["train_wall_s"], episode_length=summary["episode_length"],
                 forward_speed=summary.get("forward_speed_mean"), success_rate=summary.get("success_rate"),
-                gate=summary["gate"], machine=describe(machine))
+                gate=summary["gate"], machine=machine_line(machine))
 
 
-def describe(machine):
+def machine_line(machine):
     """A machine in one line: backend, device, CPU and core count, versions."""
     return (f"{machine['backend']} ({machine['device']}; {machine['cpu']}, {machine['cpu_count']} cores), jax "
             f"{machine['versions']['jax']}, mujoco {machine['versions']['mujoco']}")
@@ -139,7 +138,8 @@ def curriculum_markdown(state):
     lines = [f"# {state['species']} curriculum, seed {state['seed']}", "",
              *[f"- {s['date']}: {'started' if s['from_update'] is None else 'resumed'} at {s['from_stage']}"
                + (f" update {s['from_update']}" if s["from_update"] else "")
-               + f", {s['wall_s'] / 60:.0f} min of wall time on {describe(s['machine'])}" for s in state["sessions"]],
+               + f", {s['wall_s'] / 60:.0f} min of wall time on {machine_line(s['machine'])}"
+               for s in state["sessions"]],
              "",
              "| stage | steps | training wall time (s) | final episode length | forward speed (m/s) | success rate "
              "| gate |",
@@ -153,7 +153,7 @@ def curriculum_markdown(state):
 
 
 def write_state(out, state):
-    runs.atomic_write(os.path.join(out, STATE), json.dumps(state, indent=1))
+    runs.atomic_write(os.path.join(out, CURRICULUM_FILE), json.dumps(state, indent=1))
     runs.atomic_write(os.path.join(out, "curriculum.md"), curriculum_markdown(state))
 
 
@@ -161,13 +161,12 @@ def read_state(folder, species=None):
     """The saved state of the curriculum folder `folder`, to resume; ConfigError for a folder that is not a
     curriculum, one of another species than `species` (when given), or one that has finished."""
     try:
-        with open(os.path.join(folder, STATE)) as f:
-            state = json.load(f)
+        state = runs.read_json(os.path.join(folder, CURRICULUM_FILE))
         saved_species, stages, overrides = state["species"], state["stages"], state["overrides"]
         int(state["seed"]), len(state["sessions"])
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ConfigError(f"{folder} is not a curriculum folder with a readable {STATE} ({type(error).__name__})") \
-            from None
+        raise ConfigError(f"{folder} is not a curriculum folder with a readable {CURRICULUM_FILE} "
+                          f"({type(error).__name__})") from None
     if species is not None and species != saved_species:
         raise ConfigError(f"{folder} is a {saved_species} curriculum, not {species}")
     names, _ = stage_configs(saved_species, overrides)
@@ -205,8 +204,11 @@ def run_curriculum(species, seed, out, overrides=None, use_wandb=False, resume=F
         print(f"curriculum {state['species']}: stage {i + 1}/{len(names)}, {name}", flush=True)
         stage_out = os.path.join(out, name)
         update, decisions = progress if i == first else (None, [])
-        warm = warm_start_policy(os.path.join(out, names[i - 1], runs.CHECKPOINT), config, env) \
-            if i and update is None else None
+        warm = None
+        if i and update is None:  # a fresh stage after the first: start from the last stage's final policy
+            previous = os.path.join(out, names[i - 1], runs.CHECKPOINT)
+            warm = restart_exploration(training.load_policy(previous, runs.read_checkpoint(previous), config, env),
+                                       config["warm_start_log_std"])
         gate_after_chunk, outcome = make_gate(config["gate"], os.path.join(stage_out, "gate.json"), decisions)
 
         def after_chunk(progress):
@@ -214,14 +216,12 @@ def run_curriculum(species, seed, out, overrides=None, use_wandb=False, resume=F
             write_state(out, state)
             return gate_after_chunk(progress)
 
-        summaries = training.run_members(env, [training.Member(name, config, state["seed"], stage_out, {})],
-                                         resume=update is not None, use_wandb=use_wandb, warm_start=warm,
-                                         after_chunk=after_chunk)
+        summaries = training.run_group(env, [runs.RunSpec(name, config, state["seed"], stage_out, {})],
+                                       resume=update is not None, use_wandb=use_wandb, warm_start=warm,
+                                       after_chunk=after_chunk, eval_extras=lambda: dict(gate=outcome()))
         if summaries is None:
             return None
-        summary = dict(summaries[0], gate=outcome())
-        runs.atomic_write(os.path.join(stage_out, "eval.json"), json.dumps(summary, indent=1))
-        state["stages"].append(stage_record(name, summary, machine))
+        state["stages"].append(stage_record(name, summaries[0], machine))
         state["sessions"][-1]["wall_s"] = time.monotonic() - start  # compiles and evaluations included
         write_state(out, state)
     return state["stages"]

@@ -15,26 +15,13 @@ simulators alone. Videos replay the recorded joint and target positions through 
 OSMesa on a CPU (Debian `libosmesa6`) or EGL on an NVIDIA GPU, picked here unless MUJOCO_GL is set.
 """
 
-import ctypes.util
-import os
+import startup
 
-
-def headless_gl():
-    """The OpenGL backend for headless videos: EGL on an NVIDIA GPU, OSMesa on a CPU (Debian `libosmesa6`), or
-    "disable" when neither library is installed: metrics never need a renderer, and a video then fails with one line."""
-    if os.path.exists("/dev/nvidiactl") and ctypes.util.find_library("EGL"):
-        return "egl"
-    return "osmesa" if ctypes.util.find_library("OSMesa") else "disable"
-
-
-# MuJoCo picks its OpenGL backend when imported: headless unless the user chose one.
-os.environ.setdefault("MUJOCO_GL", headless_gl())
-# XLA's C++ log level is read when JAX loads: warnings (one per program read back from the compilation cache, "Assume
-# version compatibility") stay quiet unless asked for; errors still print.
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+startup.before_jax()  # picks a headless OpenGL backend (unless MUJOCO_GL is set) before MuJoCo is imported
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
@@ -44,6 +31,7 @@ import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
 import envs  # noqa: E402
+import evaluation  # noqa: E402
 import ppo_mjx  # noqa: E402
 import runs  # noqa: E402
 import training  # noqa: E402
@@ -64,15 +52,8 @@ def checkpoint_settings(path, env_name, overrides):
     return env_name, get_config(env_name, base | overrides), checkpoint
 
 
-def checkpoint_policy(path, checkpoint, config, env, mean=False):
-    """The policy stored in `checkpoint`, checked against the network `config` builds for `env`: (obs, key) -> action,
-    sampled, or the Gaussian's `mean`."""
-    return ppo_mjx.evaluation_policy(config, env.action_size, **training.load_policy(path, checkpoint, config, env),
-                                     mean=mean)
-
-
 def set_pose(mj_model, data, pose):
-    """Put a pose (qpos, then the mocap positions, as `envs.evaluation_rollout` records them) into `data`."""
+    """Put a pose (qpos, then the mocap positions, as `evaluation.evaluation_rollout` records them) into `data`."""
     data.qpos[:] = pose[: mj_model.nq]
     data.mocap_pos[:] = pose[mj_model.nq:].reshape(-1, 3)
     mujoco.mj_forward(mj_model, data)
@@ -151,15 +132,16 @@ def env_and_policy(args):
             raise ConfigError("--zero-action takes --env and no checkpoint")
         config = get_config(args.env, overrides)
         env = envs.env_from_config(args.env, config, args.physics)
-        return env, config, envs.zero_policy(env), "zero action"
+        return env, config, evaluation.zero_policy(env), "zero action"
     if not args.source:
         raise ConfigError("give a run folder or checkpoint, or --zero-action --env NAME")
     path = os.path.join(args.source, runs.CHECKPOINT) if os.path.isdir(args.source) else args.source
     env_name, config, checkpoint = checkpoint_settings(path, args.env, overrides)
     env = envs.env_from_config(env_name, config, args.physics)
+    policy = ppo_mjx.evaluation_policy(config, env.action_size, **training.load_policy(path, checkpoint, config, env),
+                                       mean=args.mean)
     actions = "mean actions" if args.mean else "sampled actions"
-    return (env, config, checkpoint_policy(path, checkpoint, config, env, args.mean),
-            f"checkpoint at update {checkpoint['update']}, {actions}")
+    return env, config, policy, f"checkpoint at update {checkpoint['update']}, {actions}"
 
 
 def main(argv=None):
@@ -175,8 +157,8 @@ def main(argv=None):
             raise ConfigError("--viewer needs a display (DISPLAY is not set); use --video instead")
         env, config, policy, description = env_and_policy(args)
         start = time.monotonic()
-        episodes, poses = envs.evaluate(env, policy, jax.random.key(args.seed), args.episodes)
-        summary = envs.evaluation_summary(episodes) | dict(
+        episodes, poses = evaluation.evaluate(env, policy, jax.random.key(args.seed), args.episodes)
+        summary = evaluation.evaluation_summary(env, episodes) | dict(
             env=env.name, physics=args.physics, episodes=args.episodes, seed=args.seed, policy=description,
             wall_s=time.monotonic() - start,
             command=" ".join(["python evaluate.py", *(argv if argv is not None else sys.argv[1:])]),

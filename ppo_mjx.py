@@ -2,28 +2,37 @@
 
     python ppo_mjx.py --env trex_stage1 --seed 0        # the command line lives in cli.py
 
-This file is the algorithm alone: copy it with envs.py into another project, or give it any env with the same small
-interface (`observation_size`, `action_size`, `reset(key)` and `step(state, action, reward_weights)` returning a
-state with `obs`, `reward`, `terminated`, `truncated`, `final_obs` and an `info` dict of per-step scalars including
-`nan_reset`). It imports jax, flax, optax and distrax only, besides the standard library. Read top to bottom: network, observation normalizer, GAE, the PPO loss, the traced
-hyperparameters, the trainer (`_env_step`, `_calculate_gae`, `_update_epoch`, `_update_minibatch`), per-update
-metrics, the policy to evaluate.
+This file is the algorithm alone: copy it into another project with its env, ours (envs.py) or any other. It imports
+jax, flax, optax and distrax only, besides the standard library. What it needs of an env (gymnax's interface):
+    env.observation_size, env.action_size    ints
+    env.reset(key) -> state                  one env; the trainer vmaps it
+    env.step(state, action, params) -> state the action unclipped; `params` is any pytree the env reads (reward
+                                             weights, say), passed through unchanged from `hparams["env_params"]`
+    env.default_params                       the params `make_train`'s `train` uses when given no `hparams`
+and of a state: `obs`, `reward`, `terminated` (no bootstrapping), `truncated` (the time limit: bootstrap from
+`final_obs`, the observation before the env's auto-reset), `final_obs`, and `info`, a dict of per-step scalars that
+the metrics average; an optional `nan_reset` info key is counted instead (`nan_resets`).
+
+Read top to bottom: network, observation normalizer, GAE, the PPO loss, the traced hyperparameters and the optimizer
+built from them, the trainer (`_env_step`, `_calculate_gae`, `_update_epoch`, `_update_minibatch`), `make_train`,
+per-update metrics, the policy to evaluate. A copier wants `make_train`; it is built on `make_trainer`, which splits
+the same program into `init` and `run_updates` so that training.py can run the updates in chunks (progress lines,
+checkpoints, curriculum gates).
 
 Differences from PureJAXRL's ppo_continuous_action.py: time-limit truncation bootstraps from the value of the
 observation before the auto-reset (termination never bootstraps); observation-normalizer statistics live in the train
-state; metrics are reduced to per-update scalars inside the scan; numeric hyperparameters are array inputs of the
-program, so seeds and sweeps vmap into one program (`jax.vmap(train)(keys, stack([hparams, ...]))`); `make_trainer`
-splits `train` into `init` and `run_updates` so a caller can run the update scan in chunks (training.py does, for
-progress lines, checkpoints and gates).
+state; metrics are reduced to per-update scalars inside the scan; numeric hyperparameters and the env's params are
+array inputs of the program (`hparams`), so seeds and sweeps vmap into one program
+(`jax.vmap(train)(keys, stack([hparams, ...]))`).
 """
+
+if __name__ == "__main__":  # the command line (cli.py): settings that XLA reads when it loads, first
+    import startup
+
+    startup.before_jax()
 
 import functools
 import math
-import os
-
-if __name__ == "__main__":  # the command line (cli.py); set before JAX loads: XLA's C++ warnings stay quiet
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -33,7 +42,6 @@ import jax
 import jax.numpy as jnp
 import optax
 from flax import struct
-from flax.training.train_state import TrainState
 
 
 class ActorCritic(nn.Module):
@@ -119,34 +127,34 @@ class Batch:
     target: jax.Array  # value target: advantage + value
 
 
-def ppo_loss(params, apply_fn, batch, hp):
+def ppo_loss(params, apply_fn, batch, hparams):
     """PPO's clipped surrogate, clipped value loss and entropy bonus on a minibatch; advantages are normalized within
     it. Returns (total loss, {actor_loss, value_loss, entropy, approx_kl, clip_fraction})."""
     pi, value = apply_fn(params, batch.obs)
-    value_clipped = batch.value + jnp.clip(value - batch.value, -hp["clip_eps"], hp["clip_eps"])
+    value_clipped = batch.value + jnp.clip(value - batch.value, -hparams["clip_eps"], hparams["clip_eps"])
     value_loss = 0.5 * jnp.maximum(jnp.square(value - batch.target), jnp.square(value_clipped - batch.target)).mean()
     log_ratio = pi.log_prob(batch.action) - batch.log_prob
     ratio = jnp.exp(log_ratio)
     advantage = (batch.advantage - batch.advantage.mean()) / (batch.advantage.std() + 1e-8)
     actor_loss = -jnp.minimum(
-        ratio * advantage, jnp.clip(ratio, 1.0 - hp["clip_eps"], 1.0 + hp["clip_eps"]) * advantage).mean()
+        ratio * advantage, jnp.clip(ratio, 1.0 - hparams["clip_eps"], 1.0 + hparams["clip_eps"]) * advantage).mean()
     entropy = pi.entropy().mean()
-    total = actor_loss + hp["vf_coef"] * value_loss - hp["ent_coef"] * entropy
+    total = actor_loss + hparams["vf_coef"] * value_loss - hparams["ent_coef"] * entropy
     return total, dict(actor_loss=actor_loss, value_loss=value_loss, entropy=entropy,
                        approx_kl=((ratio - 1.0) - log_ratio).mean(),
-                       clip_fraction=(jnp.abs(ratio - 1.0) > hp["clip_eps"]).mean())
+                       clip_fraction=(jnp.abs(ratio - 1.0) > hparams["clip_eps"]).mean())
 
 
-# The numeric hyperparameters the trainer reads as traced arrays, with the reward weights: members of one compiled
-# program may differ in these. Every other config key fixes array shapes or program structure and stays static.
+# One settings channel: `train` reads these numbers and the env's params from `hparams` (made by `hyperparameters`)
+# as traced float32 arrays, so the members of one vmapped program may differ in them; every other config key fixes
+# array shapes or program structure (sizes, counts, flags) and is read from `config` when the program is built.
 HYPERPARAMETERS = ("lr", "ent_coef", "clip_eps", "vf_coef", "max_grad_norm", "gamma", "gae_lambda")
 
 
-def hyperparameters(config):
-    """The traced hyperparameters of `config` as float32 arrays: `train` reads them from this pytree, not from the
-    config, so the members of one vmapped program can differ in them."""
-    return dict({k: jnp.float32(config[k]) for k in HYPERPARAMETERS},
-                reward_weights={k: jnp.float32(v) for k, v in config["reward_weights"].items()})
+def hyperparameters(config, env_params):
+    """`hparams`: the traced hyperparameters of `config` as float32 arrays, with `env_params` (e.g. the env's
+    `default_params`) under "env_params" for `env.step`."""
+    return dict({k: jnp.float32(config[k]) for k in HYPERPARAMETERS}, env_params=env_params)
 
 
 def stack(trees):
@@ -154,23 +162,17 @@ def stack(trees):
     return jax.tree.map(lambda *xs: jnp.stack(xs), *trees)
 
 
-def make_optimizer(config, num_optimizer_steps):
-    """Adam after global-norm gradient clipping; with `anneal_lr` the learning rate decays linearly to 0 over the
-    run. Its hyperparameters (lr, max_grad_norm) live in its state (optax.inject_hyperparams), where
-    `with_hyperparameters` writes the traced values before every update: the train state holds the one optimizer."""
-
-    @optax.inject_hyperparams
-    def optimizer(lr, max_grad_norm):
-        schedule = optax.linear_schedule(lr, 0.0, num_optimizer_steps) if config["anneal_lr"] else lr
-        return optax.chain(optax.clip_by_global_norm(max_grad_norm), optax.adam(schedule, eps=1e-5))
-
-    return optimizer(lr=config["lr"], max_grad_norm=config["max_grad_norm"])
+def make_optimizer(config, hparams, num_optimizer_steps):
+    """Adam after global-norm gradient clipping, from the traced `hparams`; with `anneal_lr` the learning rate decays
+    linearly to 0 over the run. Built wherever it is used (init and update): it holds no state of its own."""
+    lr = optax.linear_schedule(hparams["lr"], 0.0, num_optimizer_steps) if config["anneal_lr"] else hparams["lr"]
+    return optax.chain(optax.clip_by_global_norm(hparams["max_grad_norm"]), optax.adam(lr, eps=1e-5))
 
 
-def with_hyperparameters(train_state, hp):
-    """`train_state` whose optimizer uses `hp`'s values of its hyperparameters."""
-    opt_state = train_state.opt_state
-    return train_state.replace(opt_state=opt_state._replace(hyperparams={k: hp[k] for k in opt_state.hyperparams}))
+@struct.dataclass
+class TrainState:
+    params: Any  # the network's parameters
+    opt_state: Any  # the optimizer's moments and step count
 
 
 @struct.dataclass
@@ -227,26 +229,26 @@ def make_trainer(config, env):
     batch_size = num_envs * num_steps
     minibatch_size = batch_size // config["num_minibatches"]
     num_updates = config["total_timesteps"] // batch_size
+    num_optimizer_steps = num_updates * config["update_epochs"] * config["num_minibatches"]
     network = make_network(config, env.action_size)
-    tx = make_optimizer(config, num_updates * config["update_epochs"] * config["num_minibatches"])
 
-    def init(rng, hp):
+    def init(rng, hparams):
         rng, init_key, reset_key = jax.random.split(rng, 3)
         env_state = jax.vmap(env.reset)(jax.random.split(reset_key, num_envs))
         params = network.init(init_key, jnp.zeros(env.observation_size))
-        train_state = with_hyperparameters(TrainState.create(apply_fn=network.apply, params=params, tx=tx), hp)
+        train_state = TrainState(params, make_optimizer(config, hparams, num_optimizer_steps).init(params))
         normalizer = normalizer_init(env_state.obs)
         if not config["normalize_obs"]:
             normalizer = Normalizer(jnp.zeros(env.observation_size), jnp.ones(env.observation_size), jnp.zeros(()))
         zeros = jnp.zeros(num_envs)
         return Runner(train_state, normalizer, env_state, zeros, zeros, rng, jnp.zeros((), jnp.int32))
 
-    def _update_step(hp, runner, _):
+    def _update_step(hparams, runner, _):
         def _env_step(runner, _):
             rng, action_key = jax.random.split(runner.rng)
             pi, value = network.apply(runner.train_state.params, normalize(runner.normalizer, runner.env_state.obs))
             action = pi.sample(seed=action_key)
-            env_state = jax.vmap(env.step, in_axes=(0, 0, None))(runner.env_state, action, hp["reward_weights"])
+            env_state = jax.vmap(env.step, in_axes=(0, 0, None))(runner.env_state, action, hparams["env_params"])
             done = env_state.terminated | env_state.truncated
             episode_return = runner.episode_return + env_state.reward
             episode_length = runner.episode_length + 1
@@ -263,12 +265,13 @@ def make_trainer(config, env):
         def _calculate_gae(traj):
             _, next_values = network.apply(runner.train_state.params, normalize(runner.normalizer, traj.final_obs))
             return gae_advantages(traj.reward, traj.value, next_values, traj.terminated, traj.truncated,
-                                  hp["gamma"], hp["gae_lambda"])
+                                  hparams["gamma"], hparams["gae_lambda"])
 
         advantages, targets = _calculate_gae(traj)
         batch = Batch(normalize(runner.normalizer, traj.obs), traj.action, traj.log_prob, traj.value, advantages,
                       targets)
         batch = jax.tree.map(lambda x: x.reshape((batch_size,) + x.shape[2:]), batch)
+        tx = make_optimizer(config, hparams, num_optimizer_steps)
 
         def _update_epoch(carry, _):
             train_state, rng = carry
@@ -278,15 +281,16 @@ def make_trainer(config, env):
                 lambda x: x[permutation].reshape((config["num_minibatches"], minibatch_size) + x.shape[1:]), batch)
 
             def _update_minibatch(train_state, minibatch):
-                grads, losses = jax.grad(ppo_loss, has_aux=True)(train_state.params, network.apply, minibatch, hp)
+                grads, losses = jax.grad(ppo_loss, has_aux=True)(train_state.params, network.apply, minibatch,
+                                                                 hparams)
                 losses["grad_norm"] = optax.tree.norm(grads)
-                return train_state.apply_gradients(grads=grads), losses
+                updates, opt_state = tx.update(grads, train_state.opt_state, train_state.params)
+                return TrainState(optax.apply_updates(train_state.params, updates), opt_state), losses
 
             train_state, losses = jax.lax.scan(_update_minibatch, train_state, minibatches)
             return (train_state, rng), losses
 
-        train_state = with_hyperparameters(runner.train_state, hp)
-        (train_state, rng), losses = jax.lax.scan(_update_epoch, (train_state, runner.rng), None,
+        (train_state, rng), losses = jax.lax.scan(_update_epoch, (runner.train_state, runner.rng), None,
                                                   config["update_epochs"])
         # Statistics change only after the update, so the update sees the same normalization as the rollout.
         normalizer = runner.normalizer
@@ -304,12 +308,13 @@ def make_trainer(config, env):
 
 def make_train(config, env):
     """`train(rng, hparams=None)` runs the whole PPO training as one jittable function: {"runner": final state,
-    "metrics": per-update scalars}. `hparams` (default: the config's, see `hyperparameters`) may hold traced values,
-    so `jax.vmap(train)(keys, hparams)` runs a batch of seeds and hyperparameter settings as one program."""
+    "metrics": per-update scalars}. `hparams` (default: the config's with `env.default_params`, see
+    `hyperparameters`) may hold traced values, so `jax.vmap(train)(keys, hparams)` runs a batch of seeds and
+    hyperparameter settings as one program."""
     trainer = make_trainer(config, env)
 
     def train(rng, hparams=None):
-        hparams = hyperparameters(config) if hparams is None else hparams
+        hparams = hyperparameters(config, env.default_params) if hparams is None else hparams
         runner, metrics = trainer.run_updates(trainer.init(rng, hparams), hparams, trainer.num_updates)
         return {"runner": runner, "metrics": metrics}
 
@@ -318,7 +323,8 @@ def make_train(config, env):
 
 def update_metrics(traj, losses, targets, update, batch_size):
     """Per-update scalars (memory stays constant in steps x envs): episodes that ended in this rollout, rewards, the
-    value fit, every scalar the env reports in its `info` (means; `nan_reset` as a count) and the losses' means."""
+    value fit, every scalar the env reports in its `info` (means; an optional `nan_reset` as a count) and the losses'
+    means."""
     done = traj.terminated | traj.truncated
     episodes = done.sum()
     per_episode = lambda x: jnp.where(episodes > 0, x.sum() / jnp.maximum(episodes, 1), jnp.nan)
@@ -335,7 +341,8 @@ def update_metrics(traj, losses, targets, update, batch_size):
         explained_variance=1.0 - residual.var() / (targets.var() + 1e-8),
     )
     metrics |= {k: v.mean() for k, v in traj.info.items() if k != "nan_reset"}
-    metrics["nan_resets"] = traj.info["nan_reset"].sum()
+    if "nan_reset" in traj.info:  # optional: envs that restart non-finite physics say so
+        metrics["nan_resets"] = traj.info["nan_reset"].sum()
     metrics |= {k: v.mean() for k, v in losses.items()}
     return metrics
 

@@ -1,5 +1,5 @@
-"""Run folders: atomic writes, checkpoints, metrics CSV, learning-curve plots, and where a result was produced.
-Knows pytrees, not PPO.
+"""Run folders: atomic writes, checkpoints, metrics CSV, learning-curve plots, where a result was produced, and the
+runs of a group (their specs, group.json, summaries, and reading them back to resume). Knows pytrees, not PPO.
 
 A checkpoint is one msgpack file holding the whole train state as {tree path: array} (params, optimizer state,
 observation normalizer, env states, rng, update count), the policy alone (params and normalizer, for evaluation),
@@ -16,10 +16,13 @@ import os
 import platform
 import tempfile
 import warnings
+from dataclasses import dataclass
 
 import flax.serialization
 import jax
 import numpy as np
+
+from configs import ConfigError, from_saved, get_config, with_overrides
 
 CHECKPOINT = "checkpoint.msgpack"
 FORMAT = "dino-mjx-checkpoint-1"
@@ -285,3 +288,70 @@ def plot_group_curves(member_rows, labels, title):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     return png(fig, title)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run of a group trained as one vmapped program (training.run_group): runs share every structural setting
+    and differ only in seed and traced hyperparameters. A lone run is a group of one."""
+
+    name: str
+    config: dict
+    seed: int
+    out: str  # its run folder
+    setting: dict  # its swept values ({} outside a sweep)
+
+
+def group_runs(config, seed, num_seeds, grid, group_out):
+    """A RunSpec per sweep setting of `grid` and seed (settings outer), each in its run folder under `group_out`."""
+    specs = []
+    for setting in grid:
+        run_config = with_overrides(config, setting)
+        for run_seed in range(seed, seed + num_seeds):
+            name = f"{setting_label(setting)}_seed{run_seed}" if setting else f"seed{run_seed}"
+            specs.append(RunSpec(name, run_config, run_seed, os.path.join(group_out, name), setting))
+    return specs
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def read_run_settings(folder):
+    """(env name, RunSpecs, group folder or None) of a run folder or a group folder, from their saved configs."""
+    try:
+        group = read_json(os.path.join(folder, "group.json")) if os.path.exists(os.path.join(folder, "group.json")) \
+            else None
+        described = group["members"] if group else [dict(name=os.path.basename(folder), seed=None, setting={})]
+        outs = [os.path.join(folder, d["name"]) if group else folder for d in described]
+        saved = [from_saved(read_json(os.path.join(out, "config.json"))) for out in outs]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ConfigError(f"{folder} is not a run, group or curriculum folder with readable config.json files "
+                          f"({type(error).__name__})") from None
+    specs = [RunSpec(d["name"], get_config(env_name, overrides), seed, out, d["setting"])
+             for d, out, (env_name, seed, overrides) in zip(described, outs, saved)]
+    return saved[0][0], specs, folder if group else None
+
+
+def described(specs):
+    """Each run's name, seed and swept values, as group.json and summary.json list them."""
+    return [dict(name=s.name, seed=s.seed, setting=s.setting) for s in specs]
+
+
+def write_group(group_out, env_name, specs):
+    """group.json: the env and each run's name, seed and swept values (its config is in its own folder)."""
+    atomic_write(os.path.join(group_out, "group.json"), json.dumps(dict(env=env_name, members=described(specs)),
+                                                                   indent=1))
+
+
+def write_group_summary(group_out, env_name, specs, summaries, rows):
+    """summary.json (every run's evaluation and the settings ranked) and summary.md (the ranking as a table)."""
+    table = rank_settings(described(specs), summaries)
+    final = [dict(d, eval=s, final_train_return=r[-1]["episode_return"])
+             for d, s, r in zip(described(specs), summaries, rows)]
+    atomic_write(os.path.join(group_out, "summary.json"),
+                 json.dumps(dict(env=env_name, members=final, settings=table), indent=1))
+    markdown = settings_markdown(table)
+    atomic_write(os.path.join(group_out, "summary.md"), f"# {env_name}: {len(specs)} runs\n\n{markdown}")
+    print(markdown, flush=True)

@@ -1,8 +1,11 @@
-"""Training runs: members of one vmapped program laid out over the devices, trained in chunks with progress lines,
-checkpoints, exact resume, clean Ctrl-C and optional W&B logging, then evaluated. A lone run is a group of one.
+"""Training runs: the runs of a group trained as one vmapped program laid out over the devices, in chunks with
+progress lines, checkpoints, exact resume, clean Ctrl-C and optional W&B logging, then evaluated. A lone run is a
+group of one.
 
-The algorithm is ppo_mjx.py; this module drives its `make_trainer` and writes run folders (runs.py). Callers hook in
-between chunks with `after_chunk` (curriculum.py evaluates its gates there).
+The algorithm is ppo_mjx.py; this module drives its `make_trainer` and writes run folders (runs.py). `run_group`, at
+the end, calls the pieces above it in order: `prepare`, `start_or_resume`, `train_chunks` (which calls `save`),
+`finish`. Callers hook in between chunks with `after_chunk` (curriculum.py evaluates its gates there) and add to
+eval.json with `eval_extras` (the gate's outcome).
 """
 
 import contextlib
@@ -13,16 +16,17 @@ import platform
 import signal
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Optional
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 import envs
+import evaluation
 import ppo_mjx
 import runs
-from configs import ConfigError, from_saved, get_config, with_overrides
+from configs import ConfigError
 
 
 # On AVX-512 CPUs (Cascade Lake, Zen 4) LLVM records the tuning flags +prefer-no-gather/+prefer-no-scatter among a
@@ -48,82 +52,40 @@ def check_trainable(config):
         raise ConfigError(str(error)) from None
 
 
-def policy_template(config, env):
-    """Shapes of a policy ({params, normalizer}) for `env` with `config`'s network."""
-    obs = jnp.zeros(env.observation_size)
-    return {"params": jax.eval_shape(ppo_mjx.make_network(config, env.action_size).init, jax.random.key(0), obs),
-            "normalizer": jax.eval_shape(ppo_mjx.normalizer_init, obs[None])}
-
-
 def load_policy(path, checkpoint, config, env):
     """The policy ({params, normalizer}) stored in `checkpoint` (read from `path`), checked against the network
     `config` builds for `env`."""
-    return runs.load_tree(path, checkpoint, "policy", policy_template(config, env), env.name)
+    obs = jnp.zeros(env.observation_size)
+    template = {"params": jax.eval_shape(ppo_mjx.make_network(config, env.action_size).init, jax.random.key(0), obs),
+                "normalizer": jax.eval_shape(ppo_mjx.normalizer_init, obs[None])}
+    return runs.load_tree(path, checkpoint, "policy", template, env.name)
 
 
-@dataclass(frozen=True)
-class Member:
-    """One run of a group trained as one vmapped program: members share every structural setting and differ only in
-    seed and traced hyperparameters. A lone run is a group of one."""
-
-    name: str
-    config: dict
-    seed: int
-    out: str  # its run folder
-    setting: dict  # its swept values ({} outside a sweep)
-
-
-def group_members(config, seed, num_seeds, grid, group_out):
-    """A member per sweep setting of `grid` and seed (settings outer), each in its run folder under `group_out`."""
-    members = []
-    for setting in grid:
-        member_config = with_overrides(config, setting)
-        for member_seed in range(seed, seed + num_seeds):
-            name = f"{runs.setting_label(setting)}_seed{member_seed}" if setting else f"seed{member_seed}"
-            members.append(Member(name, member_config, member_seed, os.path.join(group_out, name), setting))
-    return members
-
-
-def resume_settings(folder):
-    """(env name, members, group folder or None) of a run folder or a group folder, from their saved configs."""
-    try:
-        group = None
-        if os.path.exists(os.path.join(folder, "group.json")):
-            with open(os.path.join(folder, "group.json")) as f:
-                group = json.load(f)
-        described = group["members"] if group else [dict(name=os.path.basename(folder), seed=None, setting={})]
-        outs = [os.path.join(folder, d["name"]) if group else folder for d in described]
-        saved = []
-        for out in outs:
-            with open(os.path.join(out, "config.json")) as f:
-                saved.append(from_saved(json.load(f)))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-        raise ConfigError(f"{folder} is not a run, group or curriculum folder with readable config.json files "
-                          f"({type(error).__name__})") from None
-    members = [Member(d["name"], get_config(env_name, overrides), seed, out, d["setting"])
-               for d, out, (env_name, seed, overrides) in zip(described, outs, saved)]
-    return saved[0][0], members, folder if group else None
+def host_hparams(configs):
+    """The runs' `hparams` (ppo_mjx.hyperparameters with their env params) stacked along a run axis, as host (numpy)
+    arrays: every process of a multi-host run passes the same global value."""
+    return jax.device_get(ppo_mjx.stack([ppo_mjx.hyperparameters(c, envs.env_params(c)) for c in configs]))
 
 
 @dataclass(frozen=True)
 class Layout:
-    """Where the members' batched arrays live: a sharding per Runner leaf, one for the hyperparameters."""
+    """Where the runs' batched arrays live: a sharding per Runner leaf, one for the hyperparameters."""
 
     runner: ppo_mjx.Runner
     hparams: jax.sharding.Sharding
     replicated: jax.sharding.Sharding
 
 
-def device_layout(runner_shape, num_members, num_envs, devices):
-    """Spread the members over `devices`: whole members per device when their number divides evenly (independent
-    programs, no communication), otherwise every member's env batch (the update then reduces across devices). After
+def device_layout(runner_shape, num_runs, num_envs, devices):
+    """Spread the runs over `devices`: whole runs per device when their number divides evenly (independent
+    programs, no communication), otherwise every run's env batch (the update then reduces across devices). After
     jax.distributed.initialize, jax.devices() spans every host and the same layouts apply."""
     mesh = jax.sharding.Mesh(np.array(devices), ("devices",))
     shard = lambda *spec: jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*spec))
-    if num_members % len(devices) == 0:
+    if num_runs % len(devices) == 0:
         return Layout(jax.tree.map(lambda _: shard("devices"), runner_shape), shard("devices"), shard())
     if num_envs % len(devices):
-        raise ConfigError(f"neither {num_members} runs nor num_envs = {num_envs} divide evenly over "
+        raise ConfigError(f"neither {num_runs} runs nor num_envs = {num_envs} divide evenly over "
                           f"{len(devices)} devices")
     per_env = lambda tree: jax.tree.map(lambda _: shard(None, "devices"), tree)
     runner = jax.tree.map(lambda _: shard(), runner_shape).replace(
@@ -133,31 +95,12 @@ def device_layout(runner_shape, num_members, num_envs, devices):
 
 
 def seeded_init(trainer):
-    """(seeds [members], hparams [members]) -> fresh runners batched along a leading member axis."""
+    """(seeds [runs], hparams [runs]) -> fresh runners batched along a leading run axis."""
     return lambda seeds, hparams: jax.vmap(trainer.init)(jax.vmap(jax.random.key)(seeds), hparams)
 
 
-def host_hparams(configs):
-    """The members' traced hyperparameters stacked along a member axis, as host (numpy) arrays: every process of a
-    multi-host run passes the same global value."""
-    return jax.device_get(ppo_mjx.stack([ppo_mjx.hyperparameters(c) for c in configs]))
-
-
-def member_layout(trainer, members, devices):
-    """The Layout of `members` over `devices`."""
-    shape = jax.eval_shape(seeded_init(trainer), np.asarray([m.seed for m in members], np.int32),
-                           host_hparams([m.config for m in members]))
-    return device_layout(shape, len(members), members[0].config["num_envs"], devices)
-
-
-def init_members(trainer, members, hparams, layout):
-    """Fresh runners, one per member, laid out on the devices."""
-    seeds = np.asarray([m.seed for m in members], np.int32)
-    return jax.jit(seeded_init(trainer), out_shardings=layout.runner)(seeds, hparams)
-
-
 def compile_updates(trainer, layout, runner, hparams, num):
-    """`run_updates` for `num` updates, vmapped over members and laid out by `layout`, compiled for these arrays."""
+    """`run_updates` for `num` updates, vmapped over runs and laid out by `layout`, compiled for these arrays."""
     program = jax.jit(jax.vmap(functools.partial(trainer.run_updates, num=num)),
                       in_shardings=(layout.runner, layout.hparams), out_shardings=(layout.runner, layout.replicated))
     return program.lower(runner, hparams).compile()
@@ -194,7 +137,7 @@ def stop_on_ctrl_c():
 
 
 def chunk_rows(metrics, wall_s, steps_per_s):
-    """Per-update metric arrays of one member's chunk -> one dict per update, plus wall time and throughput."""
+    """Per-update metric arrays of one run's chunk -> one dict per update, plus wall time and throughput."""
     rows = []
     for i in range(len(metrics["env_steps"])):
         row = {"update": int(metrics["update"][i]), "env_steps": int(metrics["env_steps"][i])}
@@ -204,7 +147,7 @@ def chunk_rows(metrics, wall_s, steps_per_s):
 
 
 def print_progress(latest, num_updates, batch):
-    """One line from every member's latest row; returns, lengths and KL are means over members."""
+    """One line from every run's latest row; returns, lengths and KL are means over runs."""
     row, mean = latest[0], lambda key: np.mean([r[key] for r in latest])
     eta = (num_updates - row["update"]) * batch / row["steps_per_s"]
     print(f"update {row['update']}/{num_updates}  steps {row['env_steps']:,}  "
@@ -224,20 +167,33 @@ def start_wandb(out, config):
     return wandb.init(project="dino-mjx", name=name, id=run_id, resume="allow", dir=out, config=config)
 
 
-def run_config(env, member):
-    """What a run folder's config.json and checkpoint record: the member's config, env and seed."""
-    return dict(member.config, env=env.name, seed=member.seed)
+def group_layout(trainer, specs, devices):
+    """The Layout of the runs `specs` over `devices`."""
+    shape = jax.eval_shape(seeded_init(trainer), np.asarray([s.seed for s in specs], np.int32),
+                           host_hparams([s.config for s in specs]))
+    return device_layout(shape, len(specs), specs[0].config["num_envs"], devices)
 
 
-def read_checkpoints(env, members):
-    """Each member's checkpoint, refused (CheckpointError) unless it is readable and saved with the member's config."""
+def init_runs(trainer, specs, hparams, layout):
+    """Fresh runners, one per run, laid out on the devices."""
+    seeds = np.asarray([s.seed for s in specs], np.int32)
+    return jax.jit(seeded_init(trainer), out_shardings=layout.runner)(seeds, hparams)
+
+
+def run_config(env, spec):
+    """What a run folder's config.json and checkpoint record: the run's config, env and seed."""
+    return dict(spec.config, env=env.name, seed=spec.seed)
+
+
+def read_checkpoints(env, specs):
+    """Each run's checkpoint, refused (CheckpointError) unless it is readable and saved with the run's config."""
     checkpoints = []
-    for member in members:
-        path = os.path.join(member.out, runs.CHECKPOINT)
+    for spec in specs:
+        path = os.path.join(spec.out, runs.CHECKPOINT)
         checkpoint = runs.read_checkpoint(path)
-        if checkpoint["config"] != json.loads(json.dumps(run_config(env, member))):
+        if checkpoint["config"] != json.loads(json.dumps(run_config(env, spec))):
             raise runs.CheckpointError(f"{runs.checkpoint_mismatch(path, checkpoint, env.name)}: its config differs "
-                                       f"from {os.path.join(member.out, 'config.json')}")
+                                       f"from {os.path.join(spec.out, 'config.json')}")
         checkpoints.append(checkpoint)
     if len({len(c["rows"]) for c in checkpoints}) > 1:
         raise runs.CheckpointError(f"the runs' checkpoints stopped at different updates "
@@ -245,50 +201,27 @@ def read_checkpoints(env, members):
     return checkpoints
 
 
-def start_or_resume(trainer, env, members, hparams, layout, checkpoints, warm_start=None):
-    """(batched runner, each member's metrics rows, training wall time): restored from the members' `checkpoints`, or
-    a fresh start without them, whose params and normalizer are `warm_start`'s ({params, normalizer}) when given."""
-    if not checkpoints:
-        for member in members:
-            runs.atomic_write(os.path.join(member.out, "config.json"), json.dumps(run_config(env, member), indent=1))
-        runner = init_members(trainer, members, hparams, layout)
-        if warm_start:
-            copies = ppo_mjx.stack([warm_start] * len(members))
-            runner = jax.device_put(runner.replace(train_state=runner.train_state.replace(params=copies["params"]),
-                                                   normalizer=copies["normalizer"]), layout.runner)
-        return runner, [[] for _ in members], 0.0
-    runners = []
-    for member, checkpoint in zip(members, checkpoints):
-        template = jax.eval_shape(trainer.init, jax.random.key(member.seed), ppo_mjx.hyperparameters(member.config))
-        path = os.path.join(member.out, runs.CHECKPOINT)
-        if "runner" not in checkpoint:
-            raise runs.CheckpointError(f"{path} holds the policy alone (--policy-only): it evaluates and warm-starts a "
-                                       f"stage, but cannot resume")
-        runners.append(runs.load_tree(path, checkpoint, "runner", template, env.name))
-    return (jax.device_put(ppo_mjx.stack(runners), layout.runner), [c["rows"] for c in checkpoints],
-            max(c["wall_s"] for c in checkpoints))
+def make_evaluation(env, config, layout, hparams, seeds):
+    """(runner) -> every run's evaluation summary: its policy (sampled actions) over `eval_episodes` fresh episodes
+    (seeds apart from training's, the same at every call), stepped with its own env params from `hparams`, all runs in
+    one vmapped program compiled once (callers between chunks and the run's end share it)."""
 
-
-def make_evaluation(env, config, layout):
-    """(runner, hparams, seeds) -> every member's evaluation summary: its policy (sampled actions) over `eval_episodes`
-    fresh episodes (seeds apart from training's, the same at every call), scored with its own reward weights, all
-    members in one vmapped program compiled once (callers between chunks and the run's end share it)."""
-
-    def evaluate_member(params, normalizer, hp, seed):
+    def evaluate_run(params, normalizer, run_hparams, seed):
         policy = ppo_mjx.evaluation_policy(config, env.action_size, params, normalizer)
         key = jax.random.key(seed + 1_000_000)
-        return envs.evaluation_rollout(env, policy, key, config["eval_episodes"], hp["reward_weights"])[0]
+        return evaluation.evaluation_rollout(env, policy, key, config["eval_episodes"],
+                                             run_hparams["env_params"])[0]
 
-    program = jax.jit(jax.vmap(evaluate_member), out_shardings=layout.replicated)
+    program = jax.jit(jax.vmap(evaluate_run), out_shardings=layout.replicated)
 
-    def evaluation(runner, hparams, seeds):
+    def evaluate(runner):
         episodes = jax.device_get(program(runner.train_state.params, runner.normalizer, hparams,
                                           np.asarray(seeds, np.int32)))
-        return [envs.evaluation_summary(jax.tree.map(lambda x: x[i], episodes)) | dict(
+        return [evaluation.evaluation_summary(env, jax.tree.map(lambda x: x[i], episodes)) | dict(
             episodes=config["eval_episodes"], physics="mjx", backend=jax.default_backend(),
             device=str(jax.devices()[0].device_kind)) for i in range(len(seeds))]
 
-    return evaluation
+    return evaluate
 
 
 @dataclass(frozen=True)
@@ -298,119 +231,177 @@ class Progress:
     update: int  # updates done
     env_steps: int
     wall_s: float  # training wall time so far
-    evaluate: Callable  # () -> every member's evaluation summary of its current policy
+    evaluate: Callable  # () -> every run's evaluation summary of its current policy
 
 
-def write_group(group_out, env_name, members):
-    """group.json: the env and each member's name, seed and swept values (its config is in its own folder)."""
-    runs.atomic_write(os.path.join(group_out, "group.json"), json.dumps(dict(
-        env=env_name, members=[dict(name=m.name, seed=m.seed, setting=m.setting) for m in members]), indent=1))
+@dataclass(frozen=True)
+class Setup:
+    """What `run_group` builds once: the group, its program laid out on the devices, and the compiled helpers."""
+
+    env: envs.Env
+    specs: list  # runs.RunSpec of every run
+    group_out: Optional[str]  # the group folder; None for a lone run
+    trainer: ppo_mjx.Trainer
+    layout: Layout
+    hparams: dict  # every run's hparams, laid out
+    evaluate: Callable  # (runner) -> every run's evaluation summary
+    replicate: Callable  # (runner) -> a full copy on every device, to write checkpoints
+    chunk: int  # updates per compiled call
+    batch: int  # env steps per update
 
 
-def write_group_summary(group_out, env, members, summaries, rows):
-    """summary.json (every member's evaluation and the settings ranked) and summary.md (the ranking as a table)."""
-    described = [dict(name=m.name, seed=m.seed, setting=m.setting) for m in members]
-    table = runs.rank_settings(described, summaries)
-    final = [dict(d, eval=s, final_train_return=r[-1]["episode_return"]) for d, s, r in zip(described, summaries, rows)]
-    runs.atomic_write(os.path.join(group_out, "summary.json"),
-                      json.dumps(dict(env=env.name, members=final, settings=table), indent=1))
-    markdown = runs.settings_markdown(table)
-    runs.atomic_write(os.path.join(group_out, "summary.md"), f"# {env.name}: {len(members)} runs\n\n{markdown}")
-    print(markdown, flush=True)
+def prepare(env, specs, group_out, trainer, devices):
+    """The Setup of training `specs` with `trainer` on `devices`."""
+    config = specs[0].config
+    layout = group_layout(trainer, specs, devices)
+    hparams = jax.device_put(host_hparams([s.config for s in specs]), layout.hparams)
+    evaluate = make_evaluation(env, config, layout, hparams, [s.seed for s in specs])
+    return Setup(env, specs, group_out, trainer, layout, hparams, evaluate, replicator(layout),
+                 chunk_length(trainer.num_updates, config["log_every"]), config["num_envs"] * config["num_steps"])
 
 
-def run_members(env, members, group_out=None, resume=False, use_wandb=False, devices=None, warm_start=None,
-                after_chunk=None):
-    """Train `members` as one vmapped program spread over `devices` (default: all), each into its run folder, or
-    continue them from their checkpoints; then evaluate each. A group (`group_out` set) also gets group.json,
-    curves.png with every member's curve and the mean band, summary.json and summary.md. Each run folder holds
-    config.json, checkpoint.msgpack, metrics.csv, curves.png and, at the end, eval.json. `warm_start` ({params,
-    normalizer}) replaces the fresh params and normalizer. `after_chunk(Progress)` is called before training and
-    after every chunk; when it returns True training ends there, as complete (a checkpoint, then the evaluation).
-    Returns the members' evaluation summaries, or None when stopped by Ctrl-C."""
-    config = members[0].config
-    trainer = ppo_mjx.make_trainer(config, env)
-    batch = config["num_envs"] * config["num_steps"]
-    checkpoints = read_checkpoints(env, members) if resume else None
-    eval_paths = [os.path.join(m.out, "eval.json") for m in members]
-    if checkpoints and len(checkpoints[0]["rows"]) == trainer.num_updates and all(map(os.path.exists, eval_paths)):
-        print(f"{group_out or members[0].out} is already trained and evaluated", flush=True)
-        return [json.loads(open(path).read()) for path in eval_paths]
-    seeds = [m.seed for m in members]
-    devices = devices or jax.devices()
-    layout = member_layout(trainer, members, devices)
-    hparams = jax.device_put(host_hparams([m.config for m in members]), layout.hparams)
-    replicated = replicator(layout)  # one compile, reused by every checkpoint
-    evaluation = make_evaluation(env, config, layout)
-    if group_out and not resume:
-        write_group(group_out, env.name, members)
-    runner, rows, wall_s = start_or_resume(trainer, env, members, hparams, layout, checkpoints, warm_start)
-    chunk = chunk_length(trainer.num_updates, config["log_every"])
-    print(f"env {env.name}: obs {env.observation_size}, actions {env.action_size}, {len(members)} run(s) of "
-          f"{config['num_envs']} envs on {len(devices)} device(s), {trainer.num_updates} updates of "
-          f"{batch} steps, from update {len(rows[0])}; output {group_out or members[0].out}", flush=True)
-    logger = start_wandb(group_out or members[0].out, dict(run_config(env, members[0]), runs=len(members))) \
-        if use_wandb else None
+def start_or_resume(setup, checkpoints, warm_start=None):
+    """(batched runner, each run's metrics rows, training wall time): restored from the runs' `checkpoints`, or a
+    fresh start without them, whose params and normalizer are `warm_start`'s ({params, normalizer}) when given."""
+    env, specs, layout = setup.env, setup.specs, setup.layout
+    if not checkpoints:
+        for spec in specs:
+            runs.atomic_write(os.path.join(spec.out, "config.json"), json.dumps(run_config(env, spec), indent=1))
+        runner = init_runs(setup.trainer, specs, setup.hparams, layout)
+        if warm_start:
+            copies = ppo_mjx.stack([warm_start] * len(specs))
+            runner = jax.device_put(runner.replace(train_state=runner.train_state.replace(params=copies["params"]),
+                                                   normalizer=copies["normalizer"]), layout.runner)
+        return runner, [[] for _ in specs], 0.0
+    runners = []
+    for spec, checkpoint in zip(specs, checkpoints):
+        template = jax.eval_shape(setup.trainer.init, jax.random.key(spec.seed),
+                                  ppo_mjx.hyperparameters(spec.config, envs.env_params(spec.config)))
+        path = os.path.join(spec.out, runs.CHECKPOINT)
+        if "runner" not in checkpoint:
+            raise runs.CheckpointError(f"{path} holds the policy alone (--policy-only): it evaluates and warm-starts a "
+                                       f"stage, but cannot resume")
+        runners.append(runs.load_tree(path, checkpoint, "runner", template, env.name))
+    return (jax.device_put(ppo_mjx.stack(runners), layout.runner), [c["rows"] for c in checkpoints],
+            max(c["wall_s"] for c in checkpoints))
 
-    def save():
-        everything = replicated(runner)
-        for i, member in enumerate(members):
-            one = jax.tree.map(lambda x: x[i], everything)
-            policy = {"params": one.train_state.params, "normalizer": one.normalizer}
-            runs.save_checkpoint(os.path.join(member.out, runs.CHECKPOINT), env.name, run_config(env, member),
-                                 one.update, one, policy, rows[i], wall_s)
-            runs.atomic_write(os.path.join(member.out, "metrics.csv"), runs.metrics_csv(rows[i]))
-            runs.atomic_write(os.path.join(member.out, "curves.png"),
-                              runs.plot_curves(rows[i], f"{env.name} {member.name}"))
-        if group_out:
-            runs.atomic_write(os.path.join(group_out, "curves.png"), runs.plot_group_curves(
-                rows, [runs.setting_label(m.setting) for m in members], f"{env.name}: {len(members)} runs"))
 
-    progress = lambda: Progress(len(rows[0]), rows[0][-1]["env_steps"] if rows[0] else 0, wall_s,
-                                lambda: evaluation(runner, hparams, seeds))
+def save(setup, runner, rows, wall_s):
+    """Every run's checkpoint (train state, policy, rows), metrics.csv and curves.png; the group's curves.png."""
+    env, group_out = setup.env, setup.group_out
+    replicated_runner = setup.replicate(runner)
+    for i, spec in enumerate(setup.specs):
+        run_runner = jax.tree.map(lambda x: x[i], replicated_runner)
+        policy = {"params": run_runner.train_state.params, "normalizer": run_runner.normalizer}
+        runs.save_checkpoint(os.path.join(spec.out, runs.CHECKPOINT), env.name, run_config(env, spec),
+                             run_runner.update, run_runner, policy, rows[i], wall_s)
+        runs.atomic_write(os.path.join(spec.out, "metrics.csv"), runs.metrics_csv(rows[i]))
+        runs.atomic_write(os.path.join(spec.out, "curves.png"), runs.plot_curves(rows[i], f"{env.name} {spec.name}"))
+    if group_out:
+        runs.atomic_write(os.path.join(group_out, "curves.png"), runs.plot_group_curves(
+            rows, [runs.setting_label(s.setting) for s in setup.specs], f"{env.name}: {len(setup.specs)} runs"))
+
+
+def log_rows(logger, setup, rows, step=None):
+    """Send `rows` (a list per run) to W&B at their env steps (or `step`), each run's keys prefixed by its name in a
+    group; numbers only."""
+    for spec, run_rows in zip(setup.specs, rows):
+        prefix = f"{spec.name}/" if setup.group_out else ""
+        for row in run_rows:
+            logger.log({prefix + k: v for k, v in row.items() if isinstance(v, (int, float))},
+                       step=row["env_steps"] if step is None else step)
+
+
+def train_chunks(setup, runner, rows, wall_s, after_chunk=None, logger=None):
+    """Train chunk by chunk until the last update, a Ctrl-C or `after_chunk` (called before training too) says stop,
+    writing checkpoints every `checkpoint_every` updates and when training stops. `rows` grow in place. Returns
+    (runner, training wall time, whether training is complete: all updates, or ended by `after_chunk`)."""
+    trainer, config = setup.trainer, setup.specs[0].config
+
+    def progress():
+        return Progress(len(rows[0]), rows[0][-1]["env_steps"] if rows[0] else 0, wall_s,
+                        lambda: setup.evaluate(runner))
+
     ended_early = bool(after_chunk and after_chunk(progress()))  # a resumed run may have ended already
     saved_at = len(rows[0])
     if saved_at < trainer.num_updates and not ended_early:
         start = time.monotonic()
-        print(f"compiling the training program ({chunk} updates per call): 1-3 min on a CPU the first time, seconds "
-              f"once it is in the compilation cache", flush=True)
-        run_chunk = compile_updates(trainer, layout, runner, hparams, chunk)
+        print(f"compiling the training program ({setup.chunk} updates per call): 1-3 min on a CPU the first time, "
+              f"seconds once it is in the compilation cache", flush=True)
+        run_chunk = compile_updates(trainer, setup.layout, runner, setup.hparams, setup.chunk)
         print(f"compiled in {time.monotonic() - start:.0f}s", flush=True)
     with stop_on_ctrl_c() as stop:
         while len(rows[0]) < trainer.num_updates and not stop["requested"] and not ended_early:
             start = time.monotonic()
-            runner, metrics = jax.block_until_ready(run_chunk(runner, hparams))
+            runner, metrics = jax.block_until_ready(run_chunk(runner, setup.hparams))
             elapsed = time.monotonic() - start
             wall_s += elapsed
             metrics = jax.device_get(metrics)
-            for i, member in enumerate(members):
-                new_rows = chunk_rows(jax.tree.map(lambda x: x[i], metrics), wall_s, chunk * batch / elapsed)
-                rows[i] += new_rows
-                for row in new_rows if logger else []:
-                    prefix = f"{member.name}/" if group_out else ""
-                    logger.log({prefix + k: v for k, v in row.items()}, step=row["env_steps"])
-            print_progress([r[-1] for r in rows], trainer.num_updates, batch)
+            new_rows = [chunk_rows(jax.tree.map(lambda x: x[i], metrics), wall_s, setup.chunk * setup.batch / elapsed)
+                        for i in range(len(setup.specs))]
+            for run_rows, new in zip(rows, new_rows):
+                run_rows += new
+            if logger:
+                log_rows(logger, setup, new_rows)
+            print_progress([r[-1] for r in rows], trainer.num_updates, setup.batch)
             update = len(rows[0])
             ended_early = bool(after_chunk and after_chunk(progress()))
             if (update - saved_at >= config["checkpoint_every"] or update == trainer.num_updates or stop["requested"]
                     or ended_early):
-                save()
+                save(setup, runner, rows, wall_s)
                 saved_at = update
-    if len(rows[0]) < trainer.num_updates and not ended_early:
+    return runner, wall_s, len(rows[0]) == trainer.num_updates or ended_early
+
+
+def finish(setup, runner, rows, wall_s, logger=None, eval_extras=None):
+    """Evaluate every run and write its eval.json once (with `eval_extras()` added); a group also gets summary.json
+    and summary.md. Returns the evaluation summaries."""
+    extras = eval_extras() if eval_extras else {}
+    summaries = [s | dict(train_wall_s=wall_s, env_steps=r[-1]["env_steps"]) | extras
+                 for s, r in zip(setup.evaluate(runner), rows)]
+    for spec, summary in zip(setup.specs, summaries):
+        runs.atomic_write(os.path.join(spec.out, "eval.json"), json.dumps(summary, indent=1))
+        print(f"evaluation of {spec.name} (sampled actions): " + "  ".join(
+            f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in summary.items()), flush=True)
+    if logger:
+        log_rows(logger, setup, [[{f"eval/{k}": v for k, v in s.items()}] for s in summaries], rows[0][-1]["env_steps"])
+    if setup.group_out:
+        runs.write_group_summary(setup.group_out, setup.env.name, setup.specs, summaries, rows)
+    return summaries
+
+
+def run_group(env, specs, group_out=None, resume=False, use_wandb=False, devices=None, warm_start=None,
+              after_chunk=None, eval_extras=None):
+    """Train the runs `specs` (runs.RunSpec) as one vmapped program spread over `devices` (default: all), each into
+    its run folder, or continue them from their checkpoints; then evaluate each. A group (`group_out` set) also gets
+    group.json, curves.png with every run's curve and the mean band, summary.json and summary.md. Each run folder
+    holds config.json, checkpoint.msgpack, metrics.csv, curves.png and, at the end, eval.json. `warm_start` ({params,
+    normalizer}) replaces the fresh params and normalizer. `after_chunk(Progress)` is called before training and
+    after every chunk; when it returns True training ends there, as complete (a checkpoint, then the evaluation).
+    `eval_extras()` returns entries added to every eval.json. Returns the runs' evaluation summaries, or None when
+    stopped by Ctrl-C."""
+    trainer = ppo_mjx.make_trainer(specs[0].config, env)
+    checkpoints = read_checkpoints(env, specs) if resume else None
+    eval_paths = [os.path.join(s.out, "eval.json") for s in specs]
+    if checkpoints and len(checkpoints[0]["rows"]) == trainer.num_updates and all(map(os.path.exists, eval_paths)):
+        print(f"{group_out or specs[0].out} is already trained and evaluated", flush=True)
+        return [runs.read_json(path) for path in eval_paths]
+    devices = devices or jax.devices()
+    setup = prepare(env, specs, group_out, trainer, devices)
+    if group_out and not resume:
+        runs.write_group(group_out, env.name, specs)
+    runner, rows, wall_s = start_or_resume(setup, checkpoints, warm_start)
+    config = specs[0].config
+    print(f"env {env.name}: obs {env.observation_size}, actions {env.action_size}, {len(specs)} run(s) of "
+          f"{config['num_envs']} envs on {len(devices)} device(s), {setup.trainer.num_updates} updates of "
+          f"{setup.batch} steps, from update {len(rows[0])}; output {group_out or specs[0].out}", flush=True)
+    logger = start_wandb(group_out or specs[0].out, dict(run_config(env, specs[0]), runs=len(specs))) \
+        if use_wandb else None
+    runner, wall_s, complete = train_chunks(setup, runner, rows, wall_s, after_chunk, logger)
+    if not complete:
         print(f"stopped at update {len(rows[0])}; checkpoint written", flush=True)
         return None
-    summaries = [s | dict(train_wall_s=wall_s, env_steps=r[-1]["env_steps"])
-                 for s, r in zip(evaluation(runner, hparams, seeds), rows)]
-    for member, summary, path in zip(members, summaries, eval_paths):
-        runs.atomic_write(path, json.dumps(summary, indent=1))
-        print(f"evaluation of {member.name} (sampled actions): " + "  ".join(
-            f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in summary.items()), flush=True)
-        if logger:
-            prefix = f"{member.name}/" if group_out else ""
-            logger.log({f"{prefix}eval/{k}": v for k, v in summary.items() if isinstance(v, float)},
-                       step=rows[0][-1]["env_steps"])
-    if group_out:
-        write_group_summary(group_out, env, members, summaries, rows)
+    summaries = finish(setup, runner, rows, wall_s, logger, eval_extras)
     if logger:
         logger.finish()
     return summaries
@@ -419,5 +410,5 @@ def run_members(env, members, group_out=None, resume=False, use_wandb=False, dev
 def run(env, config, seed, out, resume=False, use_wandb=False):
     """Train one run into the folder `out` (or continue it), then evaluate: its evaluation summary, or None when
     stopped by Ctrl-C."""
-    summaries = run_members(env, [Member(os.path.basename(out), config, seed, out, {})], None, resume, use_wandb)
+    summaries = run_group(env, [runs.RunSpec(os.path.basename(out), config, seed, out, {})], None, resume, use_wandb)
     return summaries and summaries[0]

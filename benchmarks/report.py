@@ -32,6 +32,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # this process must leave the GPU to its pieces
 
+import startup  # noqa: E402
+
+startup.before_jax()
+
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
@@ -172,7 +176,7 @@ def curriculum_folder(curricula, species, backend):
 
 def curriculum_state(folder):
     """curriculum.json of `folder`, or None where no curriculum started there."""
-    path = os.path.join(folder, curriculum.STATE)
+    path = os.path.join(folder, curriculum.CURRICULUM_FILE)
     return json.load(open(path)) if os.path.exists(path) else None
 
 
@@ -243,7 +247,7 @@ def report_markdown(report, pieces, curricula):
     """The report's figures as Markdown tables, each target beside the figure it is about."""
     machine = report["machine"]
     lines = [f"# Report: {machine['device']} ({machine['backend']}), {report['folder']}", "",
-             f"Machine: {curriculum.describe(machine)}, Python {machine['python']}, flax "
+             f"Machine: {curriculum.machine_line(machine)}, Python {machine['python']}, flax "
              f"{machine['versions']['flax']}. Command: `python benchmarks/report.py` (see its docstring), in "
              f"{len(report['calls'])} call(s): " + "; ".join(
                  f"{c['date']} {c['wall_s']:.0f} s ({', '.join(p['piece'] for p in c['pieces']) or 'nothing left'})"

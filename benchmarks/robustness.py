@@ -27,6 +27,8 @@ import evaluate  # noqa: E402  first: it chooses the log level and OpenGL backen
 import jax  # noqa: E402
 
 import envs  # noqa: E402
+import evaluation  # noqa: E402
+import ppo_mjx  # noqa: E402
 import runs  # noqa: E402
 import training  # noqa: E402
 from configs import CONFIGS, curriculum_stages, get_config  # noqa: E402
@@ -45,12 +47,13 @@ def summarize(name, config, policy, episodes, seed):
     """Evaluation summary in env `name` with `config` of `policy`: a checkpoint's path, "zero" or "noise"."""
     env = envs.env_from_config(name, config)
     if policy == "zero":
-        act = envs.zero_policy(env)
+        act = evaluation.zero_policy(env)
     elif policy == "noise":
         act = noise_policy(env, math.exp(config["init_log_std"]))
     else:
-        act = evaluate.checkpoint_policy(policy, runs.read_checkpoint(policy), config, env)
-    return envs.evaluation_summary(envs.evaluate(env, act, jax.random.key(seed), episodes)[0])
+        act = ppo_mjx.evaluation_policy(config, env.action_size,
+                                        **training.load_policy(policy, runs.read_checkpoint(policy), config, env))
+    return evaluation.evaluation_summary(env, evaluation.evaluate(env, act, jax.random.key(seed), episodes)[0])
 
 
 def zero_action_gates(episodes, seed):

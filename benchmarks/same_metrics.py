@@ -1,92 +1,172 @@
-"""Does a code change leave training unchanged? Trains a short fixed-seed T-Rex stage-1 run through the CLI of a
-checkout and compares every per-update metric and the final evaluation with a recorded reference, bit for bit
-(the CSV stores floats as Python's repr). Wall times, throughput and the machine record are not compared.
+"""Does a code change leave training unchanged? Trains a short fixed-seed T-Rex stage-1 run with a reference commit
+(in a temporary git worktree) and with a checkout, evaluates each run with its checkout's evaluate.py (sampled and
+mean actions) and compares bit for bit every metrics.csv value (the CSV's strings: repr of the floats) and every value
+of the training's eval.json and of the evaluation JSONs, except wall times, throughput, dates, commands, paths and
+machine records.
 
-    python benchmarks/same_metrics.py                       # this checkout against the committed reference
-    python benchmarks/same_metrics.py --root /tmp/old --record results/same_metrics_trex_stage1.json
+    python benchmarks/same_metrics.py --against 1bfc6fb                 # this working tree against commit 1bfc6fb
+    python benchmarks/same_metrics.py --against HEAD --root /tmp/other --no-record
 
-The reference was recorded from commit 1bfc6fb (before the trainer was split into ppo_mjx.py, training.py,
-curriculum.py and cli.py); the check passes when this checkout trains exactly the same numbers on this CPU. Both
-runs compile for the same instruction set: the XLA_FLAGS that training.enable_compilation_cache sets on x86 CPUs
-(the recorded commit predates that setting; AVX-512 and AVX2 programs round differently).
+Both are trained here, one after the other, with the shell's environment and one XLA instruction set (AVX-512 and
+AVX2 programs round differently), because floating-point results differ between CPUs: a record made on another CPU
+differed at update 3 although both commits agreed when trained side by side. --record only writes a note of what was
+run; nothing is ever compared with a note.
 """
 
 import argparse
 import csv
 import json
 import os
+import platform
+import re
 import subprocess
 import sys
 import tempfile
+import time
+from importlib import metadata
 
-ENVIRONMENT = dict(os.environ)  # as the shell gave it: importing jax (training) sets TF_CPP_MIN_LOG_LEVEL=1
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from training import XLA_CPU_FLAGS  # noqa: E402
-
+ENVIRONMENT = dict(os.environ)  # the shell's; a process that imports jax sets TF_CPP_MIN_LOG_LEVEL=1 in its own
+# Must match what the project's entry points set (training.py): AVX2 programs on x86, so cached programs load cleanly.
+XLA_CPU_FLAGS = "--xla_cpu_max_isa=AVX2" if platform.machine() in ("x86_64", "AMD64") else ""
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REFERENCE = os.path.join(ROOT, "results", "same_metrics_trex_stage1.json")
 # 8 updates of 32 envs x 20 steps; 50-step episodes so that truncations and episode returns occur.
 ARGS = ["--env", "trex_stage1", "--seed", "0", "--num-envs", "32", "--total-timesteps", "5120",
         "--set", "num_minibatches=4", "--set", "episode_length=50", "--set", "eval_episodes=4",
         "--set", "log_every=4", "--set", "checkpoint_every=8"]
-NOT_COMPARED = {"wall_s", "steps_per_s", "train_wall_s", "machine", "backend", "device"}
+EVALUATE = ["--episodes", "8", "--seed", "123", "--physics", "mjx", "--out", "FILE"]  # FILE: a JSON in a temp folder
+EVALUATIONS = {"sampled": [], "mean": ["--mean"]}
+NOT_COMPARED = {"wall_s", "steps_per_s", "train_wall_s", "machine", "backend", "device", "date", "command"}
 
 
-def train(root):
-    """(metrics rows as strings, eval.json) of the fixed run trained by `root`'s ppo_mjx.py."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "run")
-        subprocess.run([sys.executable, os.path.join(root, "ppo_mjx.py"), *ARGS, "--out", out], cwd=root,
-                       check=True, env=dict(ENVIRONMENT, XLA_FLAGS=XLA_CPU_FLAGS))
-        with open(os.path.join(out, "metrics.csv")) as f:
-            rows = [{k: v for k, v in row.items() if k not in NOT_COMPARED} for row in csv.DictReader(f)]
-        with open(os.path.join(out, "eval.json")) as f:
-            evaluation = {k: v for k, v in json.load(f).items() if k not in NOT_COMPARED}
-    return rows, evaluation
+def fail(message):
+    """Report bad input in one line and exit with code 2."""
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(2)
 
 
-def commit(root):
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
-                          text=True).stdout.strip()
+def git(root, *args, error=None):
+    """stdout of a git command run in `root`."""
+    done = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True)
+    if done.returncode:
+        fail(error or f"git {' '.join(args)}: {(done.stderr.strip().splitlines() or ['failed'])[-1]}")
+    return done.stdout.strip()
 
 
-def differences(reference, rows, evaluation):
-    """Lines naming every value that differs from the reference."""
-    found = []
-    if len(rows) != len(reference["rows"]):
-        found.append(f"{len(rows)} updates, reference {len(reference['rows'])}")
-    for i, (mine, theirs) in enumerate(zip(rows, reference["rows"])):
-        for key in sorted(set(mine) | set(theirs)):
-            if mine.get(key) != theirs.get(key):
-                found.append(f"update {i + 1} {key}: {mine.get(key)} vs reference {theirs.get(key)}")
-    for key in sorted(set(evaluation) | set(reference["eval"])):
-        if evaluation.get(key) != reference["eval"].get(key):
-            found.append(f"eval {key}: {evaluation.get(key)} vs reference {reference['eval'].get(key)}")
-    return found
+def run(root, script, *args):
+    """stdout of `root`'s script run in `root` with the environment that the other checkout's script gets too."""
+    done = subprocess.run([sys.executable, script, *args], cwd=root, capture_output=True, text=True,
+                          env=dict(ENVIRONMENT, XLA_FLAGS=XLA_CPU_FLAGS))
+    if done.returncode:
+        fail(f"{script} in {root} failed: {(done.stderr.strip().splitlines() or ['no output'])[-1]}")
+    return done.stdout
+
+
+def flatten(values, prefix):
+    """{prefix + dotted key: repr} of a JSON object's compared values."""
+    flat = {}
+    for key, value in values.items():
+        if key in NOT_COMPARED or isinstance(value, str) and os.path.isabs(value):
+            continue
+        if isinstance(value, dict):
+            flat.update(flatten(value, f"{prefix}{key}."))
+        else:
+            flat[prefix + key] = repr(value)  # repr round-trips floats exactly and keeps nan and -0.0 apart
+    return flat
+
+
+def train_and_evaluate(root, evaluations, tmp):
+    """({source and key: value}, updates) of the fixed run trained and evaluated by `root`'s scripts."""
+    out = os.path.join(tmp, "run")
+    run(root, "ppo_mjx.py", *ARGS, "--out", out)
+    with open(os.path.join(out, "metrics.csv")) as f:
+        rows = list(csv.DictReader(f))
+    values = {f"metrics.csv update {i} {k}": v for i, row in enumerate(rows, 1) for k, v in row.items()
+              if k not in NOT_COMPARED}
+    with open(os.path.join(out, "eval.json")) as f:
+        values.update(flatten(json.load(f), "eval.json "))
+    for name, flags in evaluations.items():
+        file = os.path.join(tmp, f"{name}.json")
+        run(root, "evaluate.py", out, *[file if a == "FILE" else a for a in EVALUATE], *flags)
+        with open(file) as f:
+            values.update(flatten(json.load(f), f"evaluate.py {name} "))
+    return values, len(rows)
+
+
+def accepted(checkouts):
+    """The evaluations whose flags every checkout's evaluate.py accepts (an older one may lack --mean)."""
+    helps = {who: run(root, "evaluate.py", "--help") for who, root in checkouts.items()}
+    evaluations = {}
+    for name, flags in EVALUATIONS.items():
+        missing = [f"evaluate.py of {who} has no {a}" for who, text in helps.items() for a in EVALUATE + flags
+                   if a.startswith("--") and not re.search(rf"(?<![\w-]){a}(?![\w-])", text)]
+        if missing:
+            print(f"skipping the {name}-action evaluation: {'; '.join(missing)}")
+        else:
+            evaluations[name] = flags
+    return evaluations
+
+
+def write_note(path, note):
+    """Write the note with this machine's description, atomically (a temporary file beside it, then renamed)."""
+    cpu = platform.processor()
+    if os.path.exists("/proc/cpuinfo"):
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    installed = {d.name.lower().replace("_", "-"): d.version for d in metadata.distributions()}
+    note["machine"] = dict(cpu=cpu, cpu_count=os.cpu_count(), python=platform.python_version(),
+                           versions={p: installed.get(p) for p in ("jax", "jaxlib", "mujoco", "mujoco-mjx", "flax")})
+    fd, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        f.write(json.dumps(note, indent=1) + "\n")
+    os.replace(temporary, path)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default=ROOT, help="checkout whose ppo_mjx.py trains the run")
-    parser.add_argument("--record", metavar="JSON", help="write the run as the reference instead of comparing")
+    parser.add_argument("--against", required=True, metavar="COMMIT", help="reference commit (a temporary worktree)")
+    parser.add_argument("--root", default=ROOT, help="checkout under test, uncommitted changes included")
+    parser.add_argument("--record", metavar="JSON", help="where to write a note of what was run",
+                        default=os.path.join(ROOT, "results", "same_metrics_trex_stage1.json"))
+    parser.add_argument("--no-record", action="store_true", help="write no note")
     args = parser.parse_args()
-    rows, evaluation = train(args.root)
-    if args.record:
-        with open(args.record, "w") as f:
-            json.dump(dict(commit=commit(args.root), command=["python", "ppo_mjx.py", *ARGS],
-                           xla_flags=XLA_CPU_FLAGS, rows=rows, eval=evaluation), f, indent=1)
-        print(f"recorded {len(rows)} updates from {commit(args.root)} in {args.record}")
-        return
-    with open(REFERENCE) as f:
-        reference = json.load(f)
-    found = differences(reference, rows, evaluation)
-    values = sum(len(r) for r in rows) + len(evaluation)
-    if found:
-        print(f"{commit(args.root)} differs from {reference['commit']} in {len(found)} of {values} values:")
-        print("\n".join(found[:40]))
-        sys.exit(1)
-    print(f"{commit(args.root)} trains the same {len(rows)} updates as {reference['commit']}: all {values} values "
-          f"equal bit for bit")
+    root = os.path.abspath(args.root)
+    head = git(root, "rev-parse", "--short", "HEAD", error=f"--root {args.root} is not a git checkout")
+    if not os.path.isfile(os.path.join(root, "ppo_mjx.py")):
+        fail(f"--root {args.root} has no ppo_mjx.py")
+    if not args.no_record and not os.path.isdir(os.path.dirname(os.path.abspath(args.record))):
+        fail(f"--record {args.record}: no such folder")  # said now, not after minutes of training
+    reference = git(root, "rev-parse", "--verify", "--quiet", "--short", f"{args.against}^{{commit}}",
+                    error=f"--against {args.against}: no such commit in {root}")
+    dirty = bool(git(root, "status", "--porcelain", "--", "*.py"))
+    label = f"the working tree on {head}" if dirty else head
+    with tempfile.TemporaryDirectory() as tmp:
+        worktree = os.path.join(tmp, "reference")
+        git(root, "worktree", "add", "--detach", worktree, reference)
+        try:
+            evaluations = accepted({label: root, reference: worktree})
+            print(f"training and evaluating with {label}, then with {reference} (minutes each)", flush=True)
+            mine, updates = train_and_evaluate(root, evaluations, os.path.join(tmp, "mine"))
+            theirs, _ = train_and_evaluate(worktree, evaluations, os.path.join(tmp, "theirs"))
+        finally:
+            subprocess.run(["git", "-C", root, "worktree", "remove", "--force", worktree], capture_output=True)
+    keys = list(mine) + [k for k in theirs if k not in mine]
+    found = [f"{k}: {mine.get(k, 'absent')} vs {theirs.get(k, 'absent')} in {reference}" for k in keys
+             if mine.get(k) != theirs.get(k)]
+    counts = {source: sum(k.startswith(source) for k in keys) for source in ("metrics.csv", "eval.json", "evaluate.py")}
+    print(f"compared {counts['metrics.csv']} training values ({updates} updates x "
+          f"{counts['metrics.csv'] // max(updates, 1)} metrics), {counts['eval.json']} eval.json values, "
+          f"{counts['evaluate.py']} evaluate.py values ({' and '.join(evaluations) or 'none'})")
+    verdict = (f"{label} differs from {reference} in {len(found)} of {len(keys)} values" if found else
+               f"{label} trains the same {updates} updates as {reference}: all {len(keys)} values equal bit for bit")
+    print(verdict + (":\n" + "\n".join(found[:40]) if found else ""))
+    if not args.no_record:
+        commands = [" ".join(["python ppo_mjx.py", *ARGS, "--out RUN"])] + [
+            " ".join(["python evaluate.py RUN", *EVALUATE, *flags]) for flags in evaluations.values()]
+        write_note(args.record, dict(commit=head, uncommitted_py_changes=dirty, against=reference, commands=commands,
+                                     xla_flags=XLA_CPU_FLAGS, compared=counts, verdict=verdict, differences=found,
+                                     date=time.strftime("%Y-%m-%d %H:%M")))
+        print(f"wrote {args.record}")
+    sys.exit(1 if found else 0)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ results/seeds_vmap_<env>_<backend>_<num_envs>envs_<N>seeds.json.
     python benchmarks/seeds.py --env trex_stage1 --num-envs 64 --num-seeds 8 --updates 5
 
 Both programs are the CLI's: `run_updates` vmapped over members and laid out over the local devices as
-`training.run_members` does, one for a single seed and one for N. Each is compiled first (compile time recorded), then
+`training.run_group` does, one for a single seed and one for N. Each is compiled first (compile time recorded), then
 called `--repeats` times alternately for `--updates` updates; medians are compared. Speedup = N x (one seed's time) /
 (N seeds' time): above 1 the vmapped program is cheaper than N runs one after another.
 """
@@ -18,6 +18,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+import startup  # noqa: E402
+
+startup.before_jax()
+
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -30,10 +34,10 @@ from configs import get_config, parse_overrides  # noqa: E402
 
 def compiled_updates(trainer, config, num_members, updates):
     """(compiled program, runner, hparams, compile seconds) for `num_members` seeds of `config`."""
-    members = training.group_members(config, 0, num_members, [{}], "unused")
-    layout = training.member_layout(trainer, members, jax.devices())
+    members = runs.group_runs(config, 0, num_members, [{}], "unused")
+    layout = training.group_layout(trainer, members, jax.devices())
     hparams = jax.device_put(training.host_hparams([config] * num_members), layout.hparams)
-    runner = training.init_members(trainer, members, hparams, layout)
+    runner = training.init_runs(trainer, members, hparams, layout)
     start = time.perf_counter()
     program = training.compile_updates(trainer, layout, runner, hparams, updates)
     return program, runner, hparams, time.perf_counter() - start

@@ -29,14 +29,14 @@ PPO = dict(
 
 # Sized for a 2-core CPU: a run or a curriculum stage in minutes, not hours.
 CPU_DEFAULTS = {
-    "num_envs": 256,  # ~4-5k env steps/s on 2 cores; 4096 envs take ~25 s per update there
-    "total_timesteps": 2_000_000,  # per run: ~8 min on 2 cores
-    "eval_episodes": 32,  # final and gate evaluations
-    "gate.eval_every": 40,  # updates (~200k steps) between gate evaluations: each costs ~1 update of time
+    "num_envs": 256,  # parallel environments on a CPU
+    "total_timesteps": 2_000_000,  # env steps per run
+    "eval_episodes": 32,  # episodes of the final and of each gate evaluation
+    "gate.eval_every": 40,  # updates between gate evaluations (~200k env steps at 256 envs)
 }
 # A curriculum stage ends when its gate passes; its budget is only the cap for a stage that does not pass.
 CPU_CURRICULUM_DEFAULTS = dict(
     CPU_DEFAULTS,
-    total_timesteps=5_000_000,  # per stage: ~20 min on 2 cores at most
-    num_minibatches=8,  # 640 samples each: with 32 of 160, half the samples were clipped and gates wavered
+    total_timesteps=5_000_000,  # env steps per stage at most
+    num_minibatches=8,  # minibatches per epoch, 640 samples each at 256 envs (the GPU's 32 overshoot there)
 )

@@ -1,11 +1,11 @@
-"""The three curriculum stages every species goes through. `species_stages` merges the PPO hyperparameters, a stage's
-settings and a species' body settings (which may override stage settings) into one complete config per stage.
+"""The three curriculum stages every species goes through. `species_stages` merges the PPO hyperparameters, the
+physics and body defaults, a stage's settings and a species' body settings into one complete config per stage.
 
 Gates (`gate`): during training the policy (sampled actions) is evaluated every `eval_every` updates (at the end of a
 progress chunk, see `log_every`) on `eval_episodes` episodes; an evaluation passes when every metric in `min` is at
 least its threshold; the stage ends when `consecutive` evaluations in a row pass, or when `total_timesteps` (the
 stage's step budget) runs out. Metric names are those of eval.json (e.g. success_rate, reached_time_limit,
-episode_length, forward_speed_mean).
+episode_length, forward_speed_mean). Why the gates and pushes are what they are: results/README.md.
 """
 
 import copy
@@ -17,14 +17,20 @@ PHYSICS = dict(
     mjx_impl="jax",  # MJX implementation: "jax" (any JAX device) or "warp" (MuJoCo Warp kernels: NVIDIA GPU only)
 )
 
-# Stage 1 must test balance: the models stand by themselves, so holding the home pose (zero action) stood through
-# 97-100% of episodes under the old pushes (0.3 m/s every 2 s). Pushes now come every second, and each species sets a
-# push speed (its stage-1 `push_speed`) under which zero action stands in at most 30% of episodes, and so does zero
-# action plus the initial exploration noise, since gates evaluate sampled actions (figures from
-# `python benchmarks/robustness.py`, results/robustness.md). Training and the gate use the same pushes.
+# Body settings every species has unless it states its own.
+BODY = dict(
+    sim_dt=0.004,  # physics timestep (s); overrides the MJCF option
+    ctrl_dt=0.02,  # control period (s): 50 Hz, 5 physics substeps per env step
+    action_scale=0.5,  # action +-1 reaches this fraction of the way from home to each joint limit
+    reset_joint_noise=0.05,  # uniform noise (rad) on joint angles at reset
+    reset_yaw=True,  # random heading at reset
+    max_tilt=0.7,  # terminate when the pelvis tilts more than this (rad) from its home attitude
+    posture_sigma=0.5,  # width (rad) of the posture reward around the home pose
+)
+
 BALANCE = dict(
     task="balance",  # stage 1: stand where you started, under random pushes
-    total_timesteps=20_000_000,  # step budget of the stage
+    total_timesteps=20_000_000,  # step budget of the stage (env steps)
     episode_length=500,  # control steps before time-limit truncation (10 s at 50 Hz)
     push_interval=50,  # control steps between random pushes (0 = no pushes); 1 s at 50 Hz
     push_speed=0.4,  # magnitude (m/s) of the horizontal velocity kick of a push; each species sets its own
@@ -42,10 +48,10 @@ BALANCE = dict(
 
 LOCOMOTION = dict(
     task="locomotion",  # stage 2: walk toward a far target along a commanded heading
-    total_timesteps=50_000_000,
-    episode_length=500,
-    push_interval=100,
-    push_speed=0.3,
+    total_timesteps=50_000_000,  # step budget of the stage (env steps)
+    episode_length=500,  # control steps before time-limit truncation (10 s)
+    push_interval=100,  # control steps between random pushes (2 s)
+    push_speed=0.3,  # magnitude (m/s) of a push's horizontal velocity kick
     warm_start_log_std=-1.0,  # the policy's log std restarts here when warm-started: explore the new task
     command_distance=100.0,  # the target (m) sits this far away: its direction is the commanded heading
     heading_range=0.8,  # the heading is drawn within +-this (rad) of the start facing
@@ -53,39 +59,39 @@ LOCOMOTION = dict(
         forward_speed=1.0,  # pelvis speed (m/s) toward the target, capped at `target_speed`
         lateral_speed=-0.2,  # squared pelvis speed across the heading
         facing=0.2,  # cosine between the pelvis facing and the heading
-        upright_height=0.5,
+        upright_height=0.5,  # standing at home height, upright
         posture=0.1,  # loose: walking needs the legs away from home
-        ang_vel=-0.02,
-        action_rate=-0.05,
-        torque=-1e-6,
-        termination=-10.0,
+        ang_vel=-0.02,  # pelvis angular speed squared
+        action_rate=-0.05,  # squared change of action between steps
+        torque=-1e-6,  # squared actuator forces
+        termination=-10.0,  # paid once on a fall
     ),
+    # gate: walking speed (m/s) toward the target, and the share of episodes that reach the time limit
     gate=dict(min=dict(forward_speed_mean=2.0, reached_time_limit=0.75), consecutive=3, eval_every=10),
 )
 
 BEHAVIOUR = dict(
     task="behaviour",  # stage 3: bring a tip (jaw, claw, head) to a target placed at random every episode
-    total_timesteps=50_000_000,
-    episode_length=500,
-    push_interval=0,
-    push_speed=0.3,
-    warm_start_log_std=-1.0,
+    total_timesteps=50_000_000,  # step budget of the stage (env steps)
+    episode_length=500,  # control steps before time-limit truncation (10 s)
+    push_interval=0,  # control steps between random pushes: 0 = no pushes
+    warm_start_log_std=-1.0,  # the policy's log std restarts here when warm-started
     target_distance=(2.0, 8.0),  # range (m) of the target's distance ahead of the start position
     target_lateral=1.5,  # the target sits up to +-this (m) to the side
     proximity_sigma=1.0,  # width (m) of the reward bump around the target for the tip
     reward_weights=dict(
-        forward_speed=0.5,  # speed toward the target, capped at `target_speed`
-        facing=0.2,
+        forward_speed=0.5,  # speed (m/s) toward the target, capped at `target_speed`
+        facing=0.2,  # cosine between the pelvis facing and the direction to the target
         proximity=1.0,  # exp(-(tip distance / proximity_sigma)^2)
         success=50.0,  # paid once when a tip comes within `success_radius`; the episode then ends
-        upright_height=0.5,
-        posture=0.05,
-        ang_vel=-0.02,
-        action_rate=-0.05,
-        torque=-1e-6,
-        termination=-10.0,
+        upright_height=0.5,  # standing at home height, upright
+        posture=0.05,  # closeness to the home pose
+        ang_vel=-0.02,  # pelvis angular speed squared
+        action_rate=-0.05,  # squared change of action between steps
+        torque=-1e-6,  # squared actuator forces
+        termination=-10.0,  # paid once on a fall
     ),
-    gate=dict(min=dict(success_rate=0.9), consecutive=3, eval_every=10),  # the earlier project reached 0.93-1.0
+    gate=dict(min=dict(success_rate=0.9), consecutive=3, eval_every=10),  # a tip reached the target
 )
 
 STAGES = (BALANCE, LOCOMOTION, BEHAVIOUR)
@@ -100,8 +106,10 @@ def merge(base, changes):
 
 
 def species_stages(species, body, stage_changes=({}, {}, {})):
-    """{"<species>_stage1": config, ...}: PPO hyperparameters + PHYSICS + stage settings + `body` (later ones win,
-    nested dicts such as reward_weights merged key by key), then each stage's own `stage_changes` (e.g. the speed
-    gate, the tip sites and target heights of the behaviour)."""
-    return {f"{species}_stage{i}": merge(merge(merge(dict(PPO, **PHYSICS), stage), body), changes)
+    """{"<species>_stage1": config, ...}: PPO hyperparameters + PHYSICS + BODY defaults, then the stage's settings, then
+    the species' `body` (what differs from BODY, and any stage setting every stage of it changes, e.g. a reward
+    weight), then each stage's own `stage_changes` (e.g. the stage-1 push speed, the speed gate, the tip sites and
+    target heights of the behaviour); later ones win, nested dicts such as reward_weights merged key by key."""
+    defaults = dict(PPO, **PHYSICS, **BODY)
+    return {f"{species}_stage{i}": merge(merge(merge(defaults, stage), body), changes)
             for i, (stage, changes) in enumerate(zip(STAGES, stage_changes), start=1)}

@@ -7,7 +7,10 @@ sys.path[:0] = [os.path.dirname(HERE), HERE]
 # Test files run in two processes (pytest.ini): on a GPU, neither may take most of its memory up front.
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
-import evaluate  # noqa: E402,F401  first: it picks a headless OpenGL backend before MuJoCo is imported
+import startup  # noqa: E402
+
+startup.before_jax()  # as the entry points do: a headless OpenGL backend before MuJoCo is imported
+
 import pytest  # noqa: E402
 
 import training  # noqa: E402

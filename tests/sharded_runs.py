@@ -11,6 +11,7 @@ sys.path[:0] = [os.path.dirname(HERE), HERE]
 import jax  # noqa: E402
 
 import ppo_mjx  # noqa: E402
+import runs  # noqa: E402
 import training  # noqa: E402
 from cartpole import SHORT_CONFIG, make_cartpole_env  # noqa: E402
 from configs import ConfigError  # noqa: E402
@@ -21,18 +22,18 @@ devices = jax.devices()
 assert len(devices) == 2, devices
 env = make_cartpole_env(SHORT_CONFIG)
 trainer = ppo_mjx.make_trainer(SHORT_CONFIG, env)
-seeds = training.group_members(SHORT_CONFIG, 0, 2, [{}], out)
-by_member = training.member_layout(trainer, seeds, devices)
+seeds = runs.group_runs(SHORT_CONFIG, 0, 2, [{}], out)
+by_member = training.group_layout(trainer, seeds, devices)
 assert by_member.runner.train_state.params["params"]["log_std"].spec == ("devices",)
-by_env = training.member_layout(trainer, seeds[:1], devices)
-assert by_env.runner.env_state.obs.spec == (None, "devices") and by_env.runner.train_state.step.spec == ()
+by_env = training.group_layout(trainer, seeds[:1], devices)
+assert by_env.runner.env_state.obs.spec == (None, "devices") and by_env.runner.update.spec == ()
 try:
     odd = dict(SHORT_CONFIG, num_envs=63, num_minibatches=1)
-    training.member_layout(ppo_mjx.make_trainer(odd, env), training.group_members(odd, 0, 3, [{}], out), devices)
+    training.group_layout(ppo_mjx.make_trainer(odd, env), runs.group_runs(odd, 0, 3, [{}], out), devices)
     raise AssertionError("3 runs of 63 envs were spread over 2 devices")
 except ConfigError as error:
     print(error)
 
 group = os.path.join(out, "seeds")
-training.run_members(env, training.group_members(SHORT_CONFIG, 0, 2, [{}], group), group)
+training.run_group(env, runs.group_runs(SHORT_CONFIG, 0, 2, [{}], group), group)
 training.run(env, SHORT_CONFIG, 0, os.path.join(out, "envs"))

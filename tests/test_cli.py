@@ -129,8 +129,9 @@ def test_scripts_hand_bad_input_to_the_cli_and_exit_2():
 def test_programs_read_back_from_the_compilation_cache_log_nothing(tmp_path):
     """A program compiled by one process and read back from the cache by the next: no XLA error line (on AVX-512
     CPUs the loader used to flag every cached program as compiled for another machine, jax-ml/jax#38445)."""
-    program = ("import sys; sys.path.insert(0, sys.argv[1]); import training; training.enable_compilation_cache(); "
-               "import jax, jax.numpy as jnp; jax.config.update('jax_compilation_cache_dir', sys.argv[2]); "
+    program = ("import sys; sys.path.insert(0, sys.argv[1]); import startup; startup.before_jax(); import training; "
+               "training.enable_compilation_cache(); import jax, jax.numpy as jnp; "
+               "jax.config.update('jax_compilation_cache_dir', sys.argv[2]); "
                "jax.config.update('jax_persistent_cache_min_compile_time_secs', 0); "
                "f = jax.jit(lambda x, i: x.at[i].add(x[i] * 2.0).sum()); print(f(jnp.ones(100), jnp.arange(10)))")
     results = [subprocess.run([sys.executable, "-c", program, ROOT, str(tmp_path)], capture_output=True, text=True,

@@ -14,6 +14,7 @@ import pytest
 import cli
 import curriculum
 import envs
+import evaluation
 import ppo_mjx
 import runs
 import training
@@ -63,7 +64,7 @@ def cartpole_env(name, config, physics="mjx"):
 
 def test_gate_naming_an_unknown_metric_is_refused():
     env = cartpole_env("cartpole", SHORT_CONFIG)
-    names = envs.evaluation_metric_names(env)
+    names = evaluation.evaluation_metric_names(env)
     assert {"episode_return", "episode_length", "reached_time_limit", "pole_angle", "pole_angle_mean"} <= set(names)
     curriculum.check_gate(dict(min=dict(pole_angle_mean=0.0), consecutive=1, eval_every=1), env)
     with pytest.raises(ConfigError, match="the gate names sucess_rate, which its evaluation does not report"):
@@ -130,7 +131,8 @@ def test_warm_start_carries_params_and_normalizer(cartpole_curriculum):
             jax.tree.map(np.testing.assert_array_equal, first_params[name], second_params[name])
     batch = SHORT_CONFIG["num_envs"] * SHORT_CONFIG["num_steps"]
     assert float(second["normalizer"].count) == float(first["normalizer"].count) + 6 * batch  # continued, not anew
-    fresh = ppo_mjx.make_trainer(SHORT_CONFIG, env).init(jax.random.key(0), ppo_mjx.hyperparameters(SHORT_CONFIG))
+    hparams = ppo_mjx.hyperparameters(SHORT_CONFIG, env.default_params)
+    fresh = ppo_mjx.make_trainer(SHORT_CONFIG, env).init(jax.random.key(0), hparams)
     assert not np.allclose(fresh.train_state.params["params"]["Dense_0"]["kernel"], first_params["Dense_0"]["kernel"])
 
 

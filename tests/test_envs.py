@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import envs
+import tasks
 from test_species import floor_contacts_only
 
 BATCH = 4
@@ -39,7 +40,7 @@ def test_shapes_jit_vmap_and_determinism(trex):
 def test_reset_rests_feet_on_the_floor(trex):
     env = trex["env"]
     state = trex["vreset"](jax.random.split(jax.random.key(3), BATCH))
-    mj_model = envs.load_model(env.config)
+    mj_model = tasks.load_model(env.config)
     mj_model.geom_margin[:] = 0.01  # report contacts up to 1 cm away, to read the gap
     data = mujoco.MjData(mj_model)
     for qpos in np.asarray(state.data.qpos):

@@ -14,6 +14,7 @@ import cli  # noqa: E402
 import configs  # noqa: E402
 import envs  # noqa: E402
 import model_checks  # noqa: E402
+import tasks  # noqa: E402
 from configs import ConfigError  # noqa: E402
 
 HEIGHTS = "restate the heights for this body (README, Adding a species)"
@@ -21,12 +22,12 @@ HEIGHTS = "restate the heights for this body (README, Adding a species)"
 
 def check(name, overrides=None):
     config = configs.get_config(name, overrides)
-    model_checks.check_model(envs.load_model(config), config)
+    model_checks.check_model(tasks.load_model(config), config)
 
 
 def broken_model(tmp_path, *replacements, source="trex.xml"):
     """Absolute path of a copy of models/<source> with each (old, new) text replacement made once."""
-    with open(os.path.join(envs.MODELS_DIR, source)) as f:
+    with open(os.path.join(tasks.MODELS_DIR, source)) as f:
         text = f.read()
     for old, new in replacements:
         assert text.count(old) == 1, old

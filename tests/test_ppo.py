@@ -6,12 +6,12 @@ import distrax
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 import pytest
-from flax.training.train_state import TrainState
 
-import envs
+import evaluation
 import ppo_mjx
-from cartpole import CONFIG, make_cartpole_env
+from cartpole import CONFIG, make_cartpole_env, make_plain_cartpole
 
 
 def gae_reference(rewards, values, next_values, terminated, truncated, gamma, lam):
@@ -111,7 +111,7 @@ def test_ppo_learns_cartpole_beyond_any_random_episode():
     rates: both learn. (tests/test_sweeps.py checks that vmapped runs equal their separate runs.)"""
     env = make_cartpole_env()
     random_best = random_policy_returns(env, 256, jax.random.key(1)).max()
-    hparams = ppo_mjx.stack([ppo_mjx.hyperparameters(CONFIG), ppo_mjx.hyperparameters(dict(CONFIG, lr=1e-3))])
+    hparams = ppo_mjx.stack([ppo_mjx.hyperparameters(c, env.default_params) for c in (CONFIG, dict(CONFIG, lr=1e-3))])
     train = ppo_mjx.make_train(CONFIG, env)
     out = jax.jit(jax.vmap(train))(jax.random.split(jax.random.key(0), 2), hparams)
     runner, metrics = out["runner"], out["metrics"]
@@ -120,7 +120,7 @@ def test_ppo_learns_cartpole_beyond_any_random_episode():
 
     def evaluate(params, normalizer):
         policy = ppo_mjx.evaluation_policy(CONFIG, env.action_size, params, normalizer, mean=True)
-        return envs.evaluation_rollout(env, policy, jax.random.key(2), 32)[0]["episode_return"]
+        return evaluation.evaluation_rollout(env, policy, jax.random.key(2), 32)[0]["episode_return"]
 
     returns = np.asarray(jax.jit(jax.vmap(evaluate))(runner.train_state.params, runner.normalizer))
     # Every deterministic episode beats the best of 256 random ones (random: ~20 on average, ~100 at best).
@@ -145,14 +145,14 @@ def test_evaluation_samples_actions_repeatably_and_apart_from_the_envs_randomnes
     normalizer = ppo_mjx.normalizer_init(jnp.zeros((2, env.observation_size)))
 
     def rollout(policy, key):
-        result, poses = envs.evaluation_rollout(env, policy, key, 8)
+        result, poses = evaluation.evaluation_rollout(env, policy, key, 8)
         return result["episode_return"], poses[0]
 
     run = jax.jit(lambda key, mean: rollout(ppo_mjx.evaluation_policy(CONFIG, env.action_size, params, normalizer,
                                                                        mean), key), static_argnums=1)
     key = jax.random.key(5)
     (sampled, starts), (again, _), (mean, mean_starts) = run(key, False), run(key, False), run(key, True)
-    _, zero_starts = jax.jit(lambda key: rollout(envs.zero_policy(env), key))(key)
+    _, zero_starts = jax.jit(lambda key: rollout(evaluation.zero_policy(env), key))(key)
     np.testing.assert_array_equal(sampled, again)
     assert not np.allclose(sampled, mean)  # the noise (std 1 at init) changes the episodes
     np.testing.assert_array_equal(starts, mean_starts)
@@ -176,8 +176,8 @@ def test_ppo_loss_matches_a_numpy_reference():
     target = np.array([0.0, 2.0, 1.0, -1.0, 1.5], np.float32)
     batch = ppo_mjx.Batch(jnp.zeros((5, 3)), jnp.asarray(action), jnp.asarray(old_log_prob, jnp.float32),
                           jnp.asarray(old_value), jnp.asarray(advantage), jnp.asarray(target))
-    hp = dict(clip_eps=0.2, vf_coef=0.5, ent_coef=0.01)
-    total, parts = ppo_mjx.ppo_loss(params, gaussian_policy, batch, hp)
+    hparams = dict(clip_eps=0.2, vf_coef=0.5, ent_coef=0.01)
+    total, parts = ppo_mjx.ppo_loss(params, gaussian_policy, batch, hparams)
 
     ratio = np.exp(new_log_prob - old_log_prob)
     adv = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
@@ -220,34 +220,52 @@ def test_update_metrics_against_hand_counted_values():
                     ["episode_return"])
 
 
-def optimizer_steps(config, hp, steps, grad=1.0):
-    """Parameter changes of `steps` updates with a constant gradient, through a train state built as the trainer
-    builds it (the optimizer it holds, its hyperparameters written from `hp`)."""
-    state = TrainState.create(apply_fn=None, params=jnp.zeros(3), tx=ppo_mjx.make_optimizer(config, steps))
+def optimizer_steps(config, hparams, steps, grad=1.0):
+    """Parameter changes of `steps` updates with a constant gradient, by the optimizer the trainer builds from
+    `config` and the traced `hparams` (init and update, as in make_trainer)."""
+    tx = ppo_mjx.make_optimizer(config, hparams, steps)
+    params = jnp.zeros(3)
+    state = tx.init(params)
     changes = []
     for _ in range(steps):
-        before = state.params
-        state = ppo_mjx.with_hyperparameters(state, hp).apply_gradients(grads=jnp.full(3, grad))
-        changes.append(float(before[0] - state.params[0]))
+        updates, state = tx.update(jnp.full(3, grad), state, params)
+        changes.append(-float(updates[0]))
+        params = optax.apply_updates(params, updates)
     return np.array(changes)
 
 
-def test_the_train_states_optimizer_uses_the_traced_hyperparameters():
-    """The optimizer the train state holds is the one that updates it, with the hyperparameters given to this
-    update, not the config's: Adam with a constant gradient moves each parameter by the learning rate per step."""
+def test_the_optimizer_is_built_from_the_traced_hyperparameters():
+    """The optimizer steps with the hyperparameters given to the program, not the config's: Adam with a constant
+    gradient moves each parameter by the learning rate per step."""
     config = dict(CONFIG, lr=3e-4, anneal_lr=False)
-    hp = dict(ppo_mjx.hyperparameters(config), lr=jnp.float32(0.01))
-    np.testing.assert_allclose(optimizer_steps(config, hp, 4), 0.01, rtol=1e-4)
-    np.testing.assert_array_equal(optimizer_steps(config, dict(hp, lr=jnp.float32(0.0)), 4), 0.0)
-    # hp's max_grad_norm clips the gradient to norm 1e-3 before Adam (eps 1e-5), which then steps lr * g / (g + eps).
+    hparams = dict(ppo_mjx.hyperparameters(config, {}), lr=jnp.float32(0.01))
+    np.testing.assert_allclose(optimizer_steps(config, hparams, 4), 0.01, rtol=1e-4)
+    np.testing.assert_array_equal(optimizer_steps(config, dict(hparams, lr=jnp.float32(0.0)), 4), 0.0)
+    # max_grad_norm clips the gradient to norm 1e-3 before Adam (eps 1e-5), which then steps lr * g / (g + eps).
     clipped = 1e-3 / np.sqrt(3)
-    np.testing.assert_allclose(optimizer_steps(config, dict(hp, max_grad_norm=jnp.float32(1e-3)), 4, grad=1e6),
+    np.testing.assert_allclose(optimizer_steps(config, dict(hparams, max_grad_norm=jnp.float32(1e-3)), 4, grad=1e6),
                                0.01 * clipped / (clipped + 1e-5), rtol=1e-4)
 
 
 def test_learning_rate_anneals_linearly_to_zero():
     steps = 5
-    hp = dict(ppo_mjx.hyperparameters(CONFIG), lr=jnp.float32(0.01))
-    annealed = optimizer_steps(dict(CONFIG, anneal_lr=True), hp, steps)
+    hparams = dict(ppo_mjx.hyperparameters(CONFIG, {}), lr=jnp.float32(0.01))
+    annealed = optimizer_steps(dict(CONFIG, anneal_lr=True), hparams, steps)
     np.testing.assert_allclose(annealed, 0.01 * (1 - np.arange(steps) / steps), rtol=1e-4)
-    np.testing.assert_allclose(optimizer_steps(dict(CONFIG, anneal_lr=False), hp, steps), 0.01, rtol=1e-4)
+    np.testing.assert_allclose(optimizer_steps(dict(CONFIG, anneal_lr=False), hparams, steps), 0.01, rtol=1e-4)
+
+
+def test_make_train_trains_a_plain_jax_env_as_it_is():
+    """A cartpole written from scratch (tests/cartpole.py: reset, step(state, action, params), no `nan_reset` info
+    key, no adapter) learns to balance through make_train, and the env params in `hparams` reach its `step`
+    unchanged: its reward per step is exactly the `alive` param."""
+    env = make_plain_cartpole()
+    config = dict(CONFIG, total_timesteps=64 * 32 * 40)
+    train = jax.jit(ppo_mjx.make_train(config, env))
+    metrics = train(jax.random.key(0))["metrics"]
+    assert "nan_resets" not in metrics
+    np.testing.assert_array_equal(metrics["reward"], 1.0)  # env.default_params
+    assert metrics["episode_return"][:3].mean() < 50 and metrics["episode_return"][-3:].mean() >= 150, \
+        metrics["episode_return"]
+    doubled = ppo_mjx.hyperparameters(config, dict(env.default_params, alive=jnp.float32(2.0)))
+    np.testing.assert_array_equal(train(jax.random.key(0), doubled)["metrics"]["reward"], 2.0)

@@ -8,6 +8,7 @@ from mujoco import mjx
 
 import envs
 import rewards
+import tasks
 from configs import get_config
 
 
@@ -34,9 +35,9 @@ def test_posture_squared_norm_and_fallen():
 @pytest.fixture(scope="module")
 def balance():
     config = get_config("trex_stage1")
-    mj_model = envs.load_model(config)
+    mj_model = tasks.load_model(config)
     mjx_model = envs.put_model(mj_model)
-    task = envs.legged_task(config, mj_model, mjx_model)
+    task = tasks.balance(config, mj_model, mjx_model)
     home = mj_model.keyframe("home").qpos
 
     @jax.jit

@@ -160,7 +160,7 @@ def test_evaluation_refuses_a_checkpoint_of_another_env(cartpole_runs):
     expected = (r"\(env 'cartpole', actor_hidden \(256, 256\), critic_hidden \(256, 256\)\) does not fit env "
                 r"'trex_stage1': \['normalizer'\]\.mean is \(4,\) float32 in the checkpoint, \(59,\) float32 expected")
     with pytest.raises(runs.CheckpointError, match=expected):
-        evaluate.checkpoint_policy(path, checkpoint, config, envs.make_env("trex_stage1"))
+        training.load_policy(path, checkpoint, config, envs.make_env("trex_stage1"))
 
 
 @pytest.mark.parametrize("extension", [".mp4", ".gif"])

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import envs
+import evaluation
+import tasks
 from configs import get_config
 
 STAND_SECONDS = 5.0
@@ -22,7 +24,7 @@ SPECIES = {
 
 
 def stage1_model(species):
-    return envs.load_model(get_config(f"{species}_stage1"))
+    return tasks.load_model(get_config(f"{species}_stage1"))
 
 
 def is_foot(mj_model, geom):
@@ -94,9 +96,9 @@ def zero_action_episodes(species, physics="mjx"):
     config = get_config(f"{species}_stage1")
     env = envs.make_env(f"{species}_stage1", physics, episode_length=round(STAND_SECONDS / config["ctrl_dt"]),
                         push_interval=0)
-    episodes, poses = envs.evaluate(env, envs.zero_policy(env), jax.random.key(0), 3)
+    episodes, poses = evaluation.evaluate(env, evaluation.zero_policy(env), jax.random.key(0), 3)
     assert poses.shape == (env.config["episode_length"], 3, env.mj_model.nq + 3)  # qpos, then the target's position
-    return envs.evaluation_summary(episodes), poses
+    return evaluation.evaluation_summary(env, episodes), poses
 
 
 @pytest.mark.parametrize("species", SPECIES)

@@ -11,6 +11,7 @@ import pytest
 from mujoco import mjx
 
 import envs
+import tasks
 from configs import get_config
 from test_species import SPECIES
 
@@ -18,9 +19,9 @@ from test_species import SPECIES
 def probe(name):
     """(look, config, mj_model): `look(qpos, qvel, target)` is what the task computes for that hand-made state."""
     config = get_config(name)
-    mj_model = envs.load_model(config)
+    mj_model = tasks.load_model(config)
     mjx_model = envs.put_model(mj_model)
-    task = envs.legged_task(config, mj_model, mjx_model)
+    task = tasks.TASKS[config["task"]](config, mj_model, mjx_model)
     mocap = mj_model.body_mocapid[mj_model.body("target").id]
 
     @jax.jit
@@ -89,7 +90,7 @@ def test_locomotion_heading_follows_the_config(trex_resets):
     turn = np.angle(np.exp(1j * (np.arctan2(offset[:, 1], offset[:, 0]) - yaw)))
     assert np.abs(turn).max() <= env.config["heading_range"] + 1e-4 and turn.std() > 0.2
     obs = np.asarray(state.obs)  # far targets are observed at TARGET_OBS_RANGE, in their direction
-    np.testing.assert_allclose(np.linalg.norm(obs[:, -3:-1], axis=1), envs.TARGET_OBS_RANGE, rtol=1e-4)
+    np.testing.assert_allclose(np.linalg.norm(obs[:, -3:-1], axis=1), tasks.TARGET_OBS_RANGE, rtol=1e-4)
     np.testing.assert_allclose(np.arctan2(obs[:, -2], obs[:, -3]), turn, atol=1e-3)
 
 

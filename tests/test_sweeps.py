@@ -26,12 +26,12 @@ DEFAULTS = {"lr": 3e-4, "reward_weights.upright": 1.0}  # the swept keys' values
 def test_sweep_grid_has_a_member_per_setting_and_seed(tmp_path):
     grid = sweep_grid(parse_sweeps(SWEEPS + ["gamma=0.9,0.99,0.999"], SHORT_CONFIG))
     assert len(grid) == 12 and grid[0] == {"lr": 0.0, "reward_weights.upright": 1.0, "gamma": 0.9}
-    members = training.group_members(SHORT_CONFIG, 5, 2, grid, str(tmp_path))
+    members = runs.group_runs(SHORT_CONFIG, 5, 2, grid, str(tmp_path))
     assert len(members) == 24 and [m.seed for m in members[:4]] == [5, 6, 5, 6]
     assert len({m.out for m in members}) == 24
     assert members[3].name == "lr=0.0-reward_weights.upright=1.0-gamma=0.99_seed6"
-    hparams = ppo_mjx.stack([ppo_mjx.hyperparameters(m.config) for m in members])
-    assert hparams["lr"].shape == hparams["reward_weights"]["upright"].shape == (24,)
+    hparams = training.host_hparams([m.config for m in members])
+    assert hparams["lr"].shape == hparams["env_params"]["upright"].shape == (24,)
     np.testing.assert_allclose(hparams["gamma"][:6], [0.9, 0.9, 0.99, 0.99, 0.999, 0.999], rtol=1e-6)
     np.testing.assert_allclose(hparams["clip_eps"], SHORT_CONFIG["clip_eps"])  # unswept: the config's value
     assert members[-1].config["reward_weights"] == {"upright": 2.0, "termination": 0.0}
@@ -43,8 +43,8 @@ def sweep(tmp_path_factory):
     """lr in {0, 3e-4} x upright weight in {1, 2} x seeds {0, 1}: eight cartpole runs as one program."""
     out = tmp_path_factory.mktemp("sweep")
     env = make_cartpole_env(SHORT_CONFIG)
-    members = training.group_members(SHORT_CONFIG, 0, 2, sweep_grid(parse_sweeps(SWEEPS, SHORT_CONFIG)), str(out))
-    summaries = training.run_members(env, members, str(out))
+    members = runs.group_runs(SHORT_CONFIG, 0, 2, sweep_grid(parse_sweeps(SWEEPS, SHORT_CONFIG)), str(out))
+    summaries = training.run_group(env, members, str(out))
     return dict(env=env, out=out, members=members, summaries=summaries)
 
 
@@ -81,7 +81,7 @@ def test_seeds_vmapped_equal_separate_runs(sweep, cartpole_straight, tmp_path):
 
 def test_swept_values_reach_their_members_and_are_recorded(sweep):
     init = jax.jit(ppo_mjx.make_trainer(SHORT_CONFIG, sweep["env"]).init)
-    hparams = ppo_mjx.hyperparameters(SHORT_CONFIG)
+    hparams = ppo_mjx.hyperparameters(SHORT_CONFIG, sweep["env"].default_params)
     for member, summary in zip(sweep["members"], sweep["summaries"]):
         lr, weight = member.setting["lr"], member.setting["reward_weights.upright"]
         with open(os.path.join(member.out, "config.json")) as f:
@@ -144,16 +144,16 @@ def snapshot(folder):
 
 def test_finished_group_resumes_as_a_no_op(sweep):
     before = snapshot(sweep["out"])
-    assert training.run_members(sweep["env"], sweep["members"], str(sweep["out"]), resume=True) == sweep["summaries"]
+    assert training.run_group(sweep["env"], sweep["members"], str(sweep["out"]), resume=True) == sweep["summaries"]
     assert snapshot(sweep["out"]) == before
 
 
 def test_resume_rebuilds_a_group_from_its_folder(tmp_path):
     config = get_config("trex_stage1")
-    members = training.group_members(config, 3, 2, sweep_grid(parse_sweeps(["lr=1e-4,1e-3"], config)), str(tmp_path))
-    training.write_group(str(tmp_path), "trex_stage1", members)
+    members = runs.group_runs(config, 3, 2, sweep_grid(parse_sweeps(["lr=1e-4,1e-3"], config)), str(tmp_path))
+    runs.write_group(str(tmp_path), "trex_stage1", members)
     for member in members:
         runs.atomic_write(os.path.join(member.out, "config.json"), json.dumps(dict(member.config, env="trex_stage1",
                                                                                   seed=member.seed)))
-    assert training.resume_settings(str(tmp_path)) == ("trex_stage1", members, str(tmp_path))
+    assert runs.read_run_settings(str(tmp_path)) == ("trex_stage1", members, str(tmp_path))
     assert [m.config["lr"] for m in members] == [1e-4, 1e-4, 1e-3, 1e-3] and [m.seed for m in members] == [3, 4, 3, 4]

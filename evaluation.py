@@ -1,0 +1,76 @@
+"""Evaluation of a policy in an env: fresh episodes, one per env of a batch, and their summary.
+
+`evaluation_rollout` runs a policy ((obs, key) -> action) for one episode in each of N envs inside one traceable
+function (training vmaps it over runs, evaluate.py compiles it alone) and records, per episode, its return, length,
+whether it reached the time limit, and every measure the env's task reports (at the episode's last step, and its
+mean over the episode). `evaluation_summary` averages them over episodes and adds `success_rate` where the task says
+what success is (`env.episode_success`). No task metric is known here by name.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+WRAPPER_INFO = ("nan_reset",)  # info keys the env wrapper adds (envs.build_env): not task measures
+
+
+def zero_policy(env):
+    """(obs, key) -> action 0 (hold the home pose): the do-nothing baseline."""
+    return lambda obs, key: jnp.zeros(obs.shape[:-1] + (env.action_size,))
+
+
+def evaluation_rollout(env, policy, key, num_episodes, params=None):
+    """`policy` ((obs, key) -> action) for one episode in each of `num_episodes` envs stepped with `params` (default:
+    the env's); traceable. The policy's keys come from `key` apart from the envs' keys, so starts and pushes do not
+    depend on the policy. Returns (episodes, poses): per episode its return, length, whether it reached the time
+    limit, each task measure at its last step and its mean over the episode (`<name>_mean`); and poses
+    [steps, episodes, nq + 3 nmocap], qpos then the mocap (target) positions, for rendering (valid below each
+    length)."""
+    params = env.default_params if params is None else params
+    measures = [k for k in jax.eval_shape(env.reset, key).info
+                if not k.startswith("reward/") and k not in WRAPPER_INFO]
+
+    def _eval_step(carry, policy_key):
+        state, ended, result = carry
+        poses = jnp.concatenate([state.data.qpos, state.data.mocap_pos.reshape(num_episodes, -1)], axis=-1)
+        state = jax.vmap(env.step, in_axes=(0, 0, None))(state, policy(state.obs, policy_key), params)
+        live = ~ended
+        ends_now = live & (state.terminated | state.truncated)
+        length = result["episode_length"] + live
+        result = dict(
+            episode_return=result["episode_return"] + jnp.where(live, state.reward, 0.0),
+            episode_length=length,
+            reached_time_limit=jnp.where(ends_now, state.truncated, result["reached_time_limit"]),
+            **{k: jnp.where(ends_now, state.info[k], result[k]) for k in measures},
+            **{f"{k}_mean": result[f"{k}_mean"] + jnp.where(live, state.info[k] - result[f"{k}_mean"], 0.0) / length
+               for k in measures},
+        )
+        return (state, ended | ends_now, result), poses
+
+    state = jax.vmap(env.reset)(jax.random.split(key, num_episodes))
+    zeros = jnp.zeros(num_episodes)
+    result = dict(episode_return=zeros, episode_length=zeros, reached_time_limit=zeros.astype(bool),
+                  **{k: zeros for k in measures}, **{f"{k}_mean": zeros for k in measures})
+    policy_keys = jax.random.split(jax.random.fold_in(key, 1), env.config["episode_length"])
+    (_, _, result), poses = jax.lax.scan(_eval_step, (state, zeros.astype(bool), result), policy_keys)
+    return result, poses
+
+
+def evaluate(env, policy, key, num_episodes):
+    """`evaluation_rollout`, compiled and brought to the host as numpy arrays."""
+    return jax.device_get(jax.jit(lambda key: evaluation_rollout(env, policy, key, num_episodes))(key))
+
+
+def evaluation_summary(env, episodes):
+    """Means over episodes (numpy arrays, as `evaluate` returns them) and, where `env`'s task defines success,
+    `success_rate`: the share of episodes it counts as a success."""
+    summary = {k: float(np.mean(v)) for k, v in episodes.items()}
+    if env.episode_success is not None:
+        summary["success_rate"] = float(np.mean(env.episode_success(episodes)))
+    return summary
+
+
+def evaluation_metric_names(env):
+    """The metric names of `env`'s evaluation summaries (eval.json), found by tracing, not running, an evaluation."""
+    shapes = jax.eval_shape(lambda key: evaluation_rollout(env, zero_policy(env), key, 1)[0], jax.random.key(0))
+    return sorted(evaluation_summary(env, {k: np.zeros(s.shape, s.dtype) for k, s in shapes.items()}))
