@@ -61,10 +61,15 @@ def load_policy(path, checkpoint, config, env):
     return runs.load_tree(path, checkpoint, "policy", template, env.name)
 
 
+def run_hparams(config):
+    """A run's `hparams`: the config's traced hyperparameters with its env params (ppo_mjx.hyperparameters)."""
+    return ppo_mjx.hyperparameters(config, envs.env_params(config))
+
+
 def host_hparams(configs):
-    """The runs' `hparams` (ppo_mjx.hyperparameters with their env params) stacked along a run axis, as host (numpy)
-    arrays: every process of a multi-host run passes the same global value."""
-    return jax.device_get(ppo_mjx.stack([ppo_mjx.hyperparameters(c, envs.env_params(c)) for c in configs]))
+    """The runs' `hparams` stacked along a run axis, as host (numpy) arrays: every process of a multi-host run passes
+    the same global value."""
+    return jax.device_get(ppo_mjx.stack([run_hparams(c) for c in configs]))
 
 
 @dataclass(frozen=True)
@@ -275,8 +280,7 @@ def start_or_resume(setup, checkpoints, warm_start=None):
         return runner, [[] for _ in specs], 0.0
     runners = []
     for spec, checkpoint in zip(specs, checkpoints):
-        template = jax.eval_shape(setup.trainer.init, jax.random.key(spec.seed),
-                                  ppo_mjx.hyperparameters(spec.config, envs.env_params(spec.config)))
+        template = jax.eval_shape(setup.trainer.init, jax.random.key(spec.seed), run_hparams(spec.config))
         path = os.path.join(spec.out, runs.CHECKPOINT)
         if "runner" not in checkpoint:
             raise runs.CheckpointError(f"{path} holds the policy alone (--policy-only): it evaluates and warm-starts a "
