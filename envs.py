@@ -64,7 +64,7 @@ def env_from_config(name, config, physics="mjx"):
     check_mjx_impl(config["mjx_impl"])
     mj_model = tasks.load_model(config)
     model_checks.check_model(mj_model, config)  # before anything compiles
-    task = tasks.TASKS[config["task"]](config, mj_model, put_model(mj_model, config["mjx_impl"]))
+    task = tasks.TASKS[config["task"]](config, mj_model, jnp)
     return build_env(name, config, mj_model, task, physics)
 
 
@@ -148,13 +148,22 @@ def build_env(name, config, mj_model, task, physics="mjx"):
         advance = mjx_physics(mj_model, n_substeps, config["mjx_impl"])
     else:
         advance = mujoco_physics(mj_model, n_substeps)
+    mjx_model = put_model(mj_model, config["mjx_impl"])
     blank = make_data(mj_model, config["mjx_impl"])
     zero_action = jnp.zeros(mj_model.nu)
     default_params = env_params(config)
 
+    def kinematics(data, **fields):
+        return mjx.kinematics(mjx_model, data.replace(**fields))
+
     def reset(key):
         key, init_key = jax.random.split(key)
-        data = task.init(init_key, blank)
+        init_keys = iter(jax.random.split(init_key, 3))  # a start draws at most three times (Task.init)
+
+        def uniform(shape, low, high):
+            return jax.random.uniform(next(init_keys), shape, minval=low, maxval=high)
+
+        data = task.init(uniform, kinematics, blank)
         obs = task.observe(data, zero_action)
         terms = task.reward_terms(data, zero_action, zero_action)
         info = {f"reward/{k}": jnp.zeros(()) for k in [*terms, "termination"]}

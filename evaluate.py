@@ -24,15 +24,13 @@ import json  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-import warnings  # noqa: E402
 
 import jax  # noqa: E402
-import mujoco  # noqa: E402
-import numpy as np  # noqa: E402
 
 import envs  # noqa: E402
 import evaluation  # noqa: E402
 import ppo_mjx  # noqa: E402
+import rendering  # noqa: E402
 import runs  # noqa: E402
 import training  # noqa: E402
 from configs import ConfigError, from_saved, get_config, parse_overrides  # noqa: E402
@@ -50,56 +48,6 @@ def checkpoint_settings(path, env_name, overrides):
     else:
         base = {k: saved[k] for k in NETWORK_KEYS}
     return env_name, get_config(env_name, base | overrides), checkpoint
-
-
-def set_pose(mj_model, data, pose):
-    """Put a pose (qpos, then the mocap positions, as `evaluation.evaluation_rollout` records them) into `data`."""
-    data.qpos[:] = pose[: mj_model.nq]
-    data.mocap_pos[:] = pose[mj_model.nq:].reshape(-1, 3)
-    mujoco.mj_forward(mj_model, data)
-
-
-def render_frames(mj_model, poses, width, height, camera):
-    """RGB frames [T, height, width, 3] of the given poses [T, nq + 3 nmocap]."""
-    data = mujoco.MjData(mj_model)
-    camera = camera if mujoco.mj_name2id(mj_model, mujoco.mjtObj.mjOBJ_CAMERA, camera) >= 0 else -1
-    frames = []
-    with mujoco.Renderer(mj_model, height, width) as renderer:
-        for pose in poses:
-            set_pose(mj_model, data, pose)
-            renderer.update_scene(data, camera=camera)
-            frames.append(renderer.render())
-    return np.stack(frames)
-
-
-def video_bytes(frames, extension, fps):
-    """An MP4 (imageio-ffmpeg) or GIF (Pillow) of `frames`, as bytes, so it can be written atomically."""
-    import imageio.v3 as iio  # only needed for videos
-
-    if extension == ".gif":
-        return iio.imwrite("<bytes>", frames, extension=".gif", duration=1000 / fps, loop=0)
-    with warnings.catch_warnings():  # imageio-ffmpeg starts ffmpeg, which Python warns about in a JAX process
-        warnings.filterwarnings("ignore", "os.fork", RuntimeWarning)
-        return iio.imwrite("<bytes>", frames, extension=".mp4", fps=fps)
-
-
-def episode_poses(poses, lengths, count, every):
-    """The first `count` episodes' poses, concatenated, every `every`-th control step."""
-    return np.concatenate([poses[: int(lengths[i]): every, i] for i in range(min(count, poses.shape[1]))])
-
-
-def replay_in_viewer(mj_model, poses, ctrl_dt):
-    """Play poses [T, nq + 3 nmocap] in MuJoCo's interactive viewer at real time."""
-    import mujoco.viewer
-
-    data = mujoco.MjData(mj_model)
-    with mujoco.viewer.launch_passive(mj_model, data) as viewer:
-        for pose in poses:
-            if not viewer.is_running():
-                break
-            set_pose(mj_model, data, pose)
-            viewer.sync()
-            time.sleep(ctrl_dt)
 
 
 def parse_args(argv):
@@ -174,13 +122,14 @@ def main(argv=None):
         print(f"wrote {out}")
     if args.video:
         every = max(1, round(1 / (args.fps * config["ctrl_dt"])))
-        filmed = episode_poses(poses, episodes["episode_length"], args.video_episodes, every)
-        frames = render_frames(env.mj_model, filmed, args.width, args.height, args.camera)
+        filmed = rendering.episode_poses(poses, episodes["episode_length"], args.video_episodes, every)
+        frames = rendering.render_frames(env.mj_model, filmed, args.width, args.height, args.camera)
         fps = 1 / (every * config["ctrl_dt"])
-        runs.atomic_write(args.video, video_bytes(frames, os.path.splitext(args.video)[1], fps))
+        runs.atomic_write(args.video, rendering.video_bytes(frames, os.path.splitext(args.video)[1], fps))
         print(f"wrote {args.video}: {len(frames)} frames at {fps:g} fps")
     if args.viewer:
-        replay_in_viewer(env.mj_model, episode_poses(poses, episodes["episode_length"], 1, 1), config["ctrl_dt"])
+        first = rendering.episode_poses(poses, episodes["episode_length"], 1, 1)
+        rendering.replay_in_viewer(env.mj_model, first, config["ctrl_dt"])
 
 
 if __name__ == "__main__":

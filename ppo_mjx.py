@@ -45,9 +45,9 @@ from flax import struct
 
 
 class ActorCritic(nn.Module):
-    """Separate tanh MLPs. The policy is a Gaussian with a state-independent log-std: its log-prob and entropy are
-    exact and cheap, and the env clips actions to [-1, 1] while the log-prob stays on the unclipped sample (a
-    tanh-squashed policy needs a log-det correction and has no closed-form entropy)."""
+    """Separate tanh MLPs: (action mean, log-std, value). The log-std is state-independent; `gaussian` makes the
+    policy of the first two. The raw outputs (no distribution object) keep the mean alone traceable with a symbolic
+    batch size, as ONNX export (export.py) needs."""
 
     action_size: int
     actor_hidden: tuple
@@ -65,7 +65,14 @@ class ActorCritic(nn.Module):
         for width in self.critic_hidden:
             v = nn.tanh(nn.Dense(width, kernel_init=nn.initializers.orthogonal(math.sqrt(2)))(v))
         value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(v)
-        return distrax.MultivariateNormalDiag(mean, jnp.exp(log_std)), value[..., 0]
+        return mean, log_std, value[..., 0]
+
+
+def gaussian(mean, log_std):
+    """The policy: a diagonal Gaussian. Its log-prob and entropy are exact and cheap; the env clips actions to
+    [-1, 1] while the log-prob stays on the unclipped sample (a tanh-squashed policy needs a log-det correction and has
+    no closed-form entropy)."""
+    return distrax.MultivariateNormalDiag(mean, jnp.exp(log_std))
 
 
 def make_network(config, action_size):
@@ -130,7 +137,8 @@ class Batch:
 def ppo_loss(params, apply_fn, batch, hparams):
     """PPO's clipped surrogate, clipped value loss and entropy bonus on a minibatch; advantages are normalized within
     it. Returns (total loss, {actor_loss, value_loss, entropy, approx_kl, clip_fraction})."""
-    pi, value = apply_fn(params, batch.obs)
+    mean, log_std, value = apply_fn(params, batch.obs)
+    pi = gaussian(mean, log_std)
     value_clipped = batch.value + jnp.clip(value - batch.value, -hparams["clip_eps"], hparams["clip_eps"])
     value_loss = 0.5 * jnp.maximum(jnp.square(value - batch.target), jnp.square(value_clipped - batch.target)).mean()
     log_ratio = pi.log_prob(batch.action) - batch.log_prob
@@ -246,7 +254,9 @@ def make_trainer(config, env):
     def _update_step(hparams, runner, _):
         def _env_step(runner, _):
             rng, action_key = jax.random.split(runner.rng)
-            pi, value = network.apply(runner.train_state.params, normalize(runner.normalizer, runner.env_state.obs))
+            mean, log_std, value = network.apply(runner.train_state.params,
+                                                 normalize(runner.normalizer, runner.env_state.obs))
+            pi = gaussian(mean, log_std)
             action = pi.sample(seed=action_key)
             env_state = jax.vmap(env.step, in_axes=(0, 0, None))(runner.env_state, action, hparams["env_params"])
             done = env_state.terminated | env_state.truncated
@@ -263,7 +273,7 @@ def make_trainer(config, env):
         runner, traj = jax.lax.scan(_env_step, runner, None, num_steps)
 
         def _calculate_gae(traj):
-            _, next_values = network.apply(runner.train_state.params, normalize(runner.normalizer, traj.final_obs))
+            _, _, next_values = network.apply(runner.train_state.params, normalize(runner.normalizer, traj.final_obs))
             return gae_advantages(traj.reward, traj.value, next_values, traj.terminated, traj.truncated,
                                   hparams["gamma"], hparams["gae_lambda"])
 
@@ -347,14 +357,21 @@ def update_metrics(traj, losses, targets, update, batch_size):
     return metrics
 
 
+def policy_mean(config, action_size, params, normalizer):
+    """obs -> the Gaussian's mean clipped to [-1, 1], as the env clips it: the deterministic policy a user deploys
+    (export.py writes it to ONNX)."""
+    network = make_network(config, action_size)
+    return lambda obs: jnp.clip(network.apply(params, normalize(normalizer, obs))[0], -1.0, 1.0)
+
+
 def evaluation_policy(config, action_size, params, normalizer, mean=False):
     """(obs, key) -> action: the policy as trained, actions sampled from its Gaussian, or (`mean`) the Gaussian's mean
     alone. PPO optimizes the sampled policy; under strong pushes its mean alone can do much worse."""
     network = make_network(config, action_size)
 
     def policy(obs, key):
-        pi = network.apply(params, normalize(normalizer, obs))[0]
-        return pi.mode() if mean else pi.sample(seed=key)
+        action_mean, log_std, _ = network.apply(params, normalize(normalizer, obs))
+        return action_mean if mean else gaussian(action_mean, log_std).sample(seed=key)
 
     return policy
 

@@ -9,12 +9,9 @@ the config, so a checkpoint from another env or network size is refused with a m
 
 import csv
 import hashlib
-import importlib.metadata
 import io
 import json
 import os
-import platform
-import tempfile
 import warnings
 from dataclasses import dataclass
 
@@ -22,6 +19,7 @@ import flax.serialization
 import jax
 import numpy as np
 
+import files
 from configs import ConfigError, from_saved, get_config, with_overrides
 
 CHECKPOINT = "checkpoint.msgpack"
@@ -33,36 +31,16 @@ class CheckpointError(ValueError):
 
 
 def atomic_write(path, data):
-    """Write bytes or text to `path` through a synced temporary file and a rename: never a half-written file. In a
-    multi-host run only process 0 writes (every process holds the same values)."""
-    if jax.process_index():
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode() if isinstance(data, str) else data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp creates owner-only files
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    """files.atomic_write (never a half-written file); in a multi-host run only process 0 writes (every process
+    holds the same values)."""
+    if not jax.process_index():
+        files.atomic_write(path, data)
 
 
 def machine():
     """Where a result was produced: backend, device, CPU, Python and package versions."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return dict(backend=jax.default_backend(), device=jax.devices()[0].device_kind, cpu=cpu, cpu_count=os.cpu_count(),
-                python=platform.python_version(),
-                versions={p: importlib.metadata.version(p) for p in ["jax", "jaxlib", "mujoco", "mujoco-mjx", "flax"]})
+    return dict(backend=jax.default_backend(), device=jax.devices()[0].device_kind,
+                **files.host(["jax", "jaxlib", "mujoco", "mujoco-mjx", "flax"]))
 
 
 def _is_key(x):
@@ -119,8 +97,8 @@ def keep_policy_only(folder):
     share it: the policy still evaluates and warm-starts a stage, but the run can no longer resume. Returns the
     checkpoints rewritten."""
     rewritten = []
-    for root, _, files in sorted(os.walk(folder)):
-        if CHECKPOINT in files and "eval.json" in files:
+    for root, _, names in sorted(os.walk(folder)):
+        if CHECKPOINT in names and "eval.json" in names:
             path = os.path.join(root, CHECKPOINT)
             checkpoint = read_checkpoint(path)
             if "runner" in checkpoint:

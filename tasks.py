@@ -5,10 +5,12 @@ Three task factories, one per curriculum stage, registered by name in `TASKS` (a
     locomotion  - the target is `command_distance` away along a commanded heading: walk toward it;
     behaviour   - the target is `target_distance` ahead, up to `target_lateral` aside, `target_height` up: bring a tip
                   site (`tip_sites`) within `success_radius` of it, which ends the episode with the success bonus.
-Each is `factory(config, mj_model, mjx_model) -> Task` and works for any species model that follows the model
+Each is `factory(config, mj_model, xp) -> Task` and works for any species model that follows the model
 conventions (README, "Adding a species"; checked by model_checks.py). They share one `Body` (the model's names and
 home pose, looked up once) and its functions: start state, observation, action-to-control, the posture reward terms,
-falling. Every stage places the mocap `target` (added by `load_model`) at reset and observes it the same way, so a
+falling. Everything here runs on the arrays of `xp`: jax.numpy in the envs (envs.py, traced, float32) or NumPy on a
+plain `mujoco.MjData` (play.py, float64, without JAX), so the exported policy sees the observation it was trained on.
+This module imports no JAX; randomness and kinematics come in as callbacks (`Task.init`). Every stage places the mocap `target` (added by `load_model`) at reset and observes it the same way, so a
 policy carries over from stage to stage. Each task says what success is (`is_success` ends an episode,
 `episode_success` scores one in evaluation) and which metrics it measures. Adding a task is adding a factory here.
 """
@@ -16,12 +18,10 @@ policy carries over from stage to stage. Each task says what success is (`is_suc
 import functools
 import os
 from dataclasses import dataclass
-from typing import Callable, Optional
+from types import ModuleType
+from typing import Any, Callable, Optional
 
-import jax
-import jax.numpy as jnp
 import mujoco
-from mujoco import mjx
 
 import rewards
 from configs import ConfigError
@@ -34,13 +34,16 @@ TARGET_OBS_RANGE = 10.0  # (m) farther targets are observed at this distance, in
 class Task:
     """What differs between envs; envs.build_env wraps it into an Env."""
 
-    init: Callable  # (key, data) -> a randomized start from `data` (fresh mjx.Data of the model), positions computed
+    # (uniform, kinematics, data) -> a randomized start from `data` (blank data of the model), positions computed;
+    # uniform(shape, low, high) draws (a start draws at most three times), kinematics(data, **fields) is `data` with
+    # `fields` set and positions recomputed (MJX or MuJoCo)
+    init: Callable
     observe: Callable  # (data, prev_action) -> observation vector
     action_to_ctrl: Callable  # (action in [-1, 1]) -> actuator controls
     reward_terms: Callable  # (data, action, prev_action) -> {name: unweighted term}; termination is added by the env
     is_terminated: Callable  # (data) -> bool: the episode failed (the env adds the `termination` penalty)
     measure: Callable  # (data) -> {name: scalar}: metrics logged during training, recorded per episode in evaluation
-    is_success: Callable = lambda data: jnp.zeros((), bool)  # (data) -> bool: the episode ends, its goal reached
+    is_success: Callable = lambda data: False  # (data) -> bool: the episode ends, its goal reached
     # (an episode's record: its measures at its last step, reached_time_limit, ...) -> bool: counted in evaluation's
     # success_rate; None: the task has no success to count.
     episode_success: Optional[Callable] = None
@@ -65,33 +68,34 @@ def load_model(config):
 
 @dataclass(frozen=True)
 class Body:
-    """What the tasks read of a species model, looked up once: ids, the home pose, limits, the colliding foot geoms."""
+    """What the tasks read of a species model, looked up once: ids, the home pose, limits, the colliding foot geoms;
+    arrays are `xp`'s (float32 under JAX, as the MJX data is)."""
 
     config: dict
-    mjx_model: mjx.Model
-    qpos_home: jax.Array
-    ctrl_home: jax.Array
-    ctrl_low: jax.Array
-    ctrl_high: jax.Array
-    joint_low: jax.Array  # every joint after the free root is a hinge
-    joint_high: jax.Array
+    xp: ModuleType  # the array library: jax.numpy or numpy
+    qpos_home: Any
+    ctrl_home: Any
+    ctrl_low: Any
+    ctrl_high: Any
+    joint_low: Any  # every joint after the free root is a hinge
+    joint_high: Any
     pelvis: int  # body ids
     head: int
     target_mocap: int  # mocap index of the target
-    tips: jax.Array  # site ids of `tip_sites`
-    foot_geoms: jax.Array  # geoms that collide, besides the floor plane
-    foot_geom_type: jax.Array
-    geom_size: jax.Array
-    touch_adr: jax.Array  # sensordata addresses of the touch sensors
-    home_up: jax.Array  # world up in the pelvis frame at home
+    tips: Any  # site ids of `tip_sites`
+    foot_geoms: Any  # geoms that collide, besides the floor plane
+    foot_geom_type: Any
+    geom_size: Any
+    touch_adr: Any  # sensordata addresses of the touch sensors
+    home_up: Any  # world up in the pelvis frame at home
     home_height: float  # pelvis height at home (m)
 
 
-def legged_body(config, mj_model, mjx_model):
-    """The `Body` of a model that follows the conventions (model_checks.py)."""
+def legged_body(config, mj_model, xp):
+    """The `Body` of a model that follows the conventions (model_checks.py), with arrays of `xp`."""
     home = mj_model.keyframe("home")
-    ctrl_low, ctrl_high = jnp.array(mj_model.actuator_ctrlrange.T)
-    joint_low, joint_high = jnp.array(mj_model.jnt_range[1:].T)
+    ctrl_low, ctrl_high = xp.asarray(mj_model.actuator_ctrlrange.T)
+    joint_low, joint_high = xp.asarray(mj_model.jnt_range[1:].T)
     feet = [i for i in range(mj_model.ngeom) if mj_model.geom_type[i] != mujoco.mjtGeom.mjGEOM_PLANE
             and (mj_model.geom_contype[i] or mj_model.geom_conaffinity[i])]
     home_data = mujoco.MjData(mj_model)
@@ -99,99 +103,127 @@ def legged_body(config, mj_model, mjx_model):
     mujoco.mj_kinematics(mj_model, home_data)
     pelvis = mj_model.body("pelvis").id
     return Body(
-        config, mjx_model, jnp.array(home.qpos), jnp.array(home.ctrl), ctrl_low, ctrl_high, joint_low, joint_high,
+        config, xp, xp.asarray(home.qpos), xp.asarray(home.ctrl), ctrl_low, ctrl_high, joint_low, joint_high,
         pelvis, mj_model.body("head").id, mj_model.body_mocapid[mj_model.body("target").id],
-        jnp.array([mj_model.site(name).id for name in config.get("tip_sites", ())], int), jnp.array(feet),
-        mj_model.geom_type[feet], jnp.array(mj_model.geom_size),
-        jnp.array([mj_model.sensor_adr[i] for i in range(mj_model.nsensor)
-                   if mj_model.sensor_type[i] == mujoco.mjtSensor.mjSENS_TOUCH]),
-        jnp.array(home_data.xmat[pelvis].reshape(3, 3)[2]), float(home.qpos[2]))
+        xp.asarray([mj_model.site(name).id for name in config.get("tip_sites", ())], int), xp.asarray(feet),
+        mj_model.geom_type[feet], xp.asarray(mj_model.geom_size),
+        xp.asarray([mj_model.sensor_adr[i] for i in range(mj_model.nsensor)
+                    if mj_model.sensor_type[i] == mujoco.mjtSensor.mjSENS_TOUCH]),
+        xp.asarray(home_data.xmat[pelvis].reshape(3, 3)[2]), float(home.qpos[2]))
 
 
-def lowest_point(data, geom_ids, geom_type, geom_size):
-    """Lowest world z over the given sphere, capsule, ellipsoid or box geoms (positions must be computed)."""
-    rot_z = data.geom_xmat[geom_ids, 2, :]  # row 2: world z of each local axis
-    size = geom_size[geom_ids]
-    depth = jnp.select(
+def pelvis_rotation(body, data):
+    """The pelvis frame's 3x3 rotation matrix (MJX keeps it as 3x3, MuJoCo's MjData as 9 numbers)."""
+    return body.xp.reshape(data.xmat[body.pelvis], (3, 3))
+
+
+def lowest_point(body, data):
+    """Lowest world z over the colliding foot geoms (sphere, capsule, ellipsoid or box; positions must be computed)."""
+    xp, geom_ids, geom_type = body.xp, body.foot_geoms, body.foot_geom_type
+    rot_z = xp.reshape(data.geom_xmat, (-1, 3, 3))[geom_ids, 2, :]  # row 2: world z of each local axis
+    size = body.geom_size[geom_ids]
+    depth = xp.select(
         [geom_type == mujoco.mjtGeom.mjGEOM_SPHERE, geom_type == mujoco.mjtGeom.mjGEOM_CAPSULE,
          geom_type == mujoco.mjtGeom.mjGEOM_ELLIPSOID],
-        [size[:, 0], size[:, 0] + jnp.abs(size[:, 1] * rot_z[:, 2]), jnp.linalg.norm(size * rot_z, axis=-1)],
-        jnp.sum(jnp.abs(size * rot_z), axis=-1),  # box
+        [size[:, 0], size[:, 0] + xp.abs(size[:, 1] * rot_z[:, 2]), xp.linalg.norm(size * rot_z, axis=-1)],
+        xp.sum(xp.abs(size * rot_z), axis=-1),  # box
     )
-    return jnp.min(data.geom_xpos[geom_ids, 2] - depth)
+    return xp.min(data.geom_xpos[geom_ids, 2] - depth)
 
 
-def rotate_yaw(yaw, quat):
+def rotate_yaw(xp, yaw, quat):
     """`quat` (w, x, y, z) turned by `yaw` radians about the world z axis."""
-    c, s = jnp.cos(yaw / 2), jnp.sin(yaw / 2)
+    c, s = xp.cos(yaw / 2), xp.sin(yaw / 2)
     w, x, y, z = quat
-    return jnp.array([c * w - s * z, c * x - s * y, c * y + s * x, c * z + s * w])
+    return xp.stack([c * w - s * z, c * x - s * y, c * y + s * x, c * z + s * w])
 
 
-def start(body, place_target, key, data):
+def start(body, place_target, uniform, kinematics, data):
     """The home pose with joint noise and a random heading, its lowest foot point resting on the floor, and the
-    target where `place_target(key, start position, yaw)` puts it."""
-    config, qpos_home = body.config, body.qpos_home
-    noise_key, yaw_key, target_key = jax.random.split(key, 3)
+    target where `place_target(uniform, start position, yaw)` puts it (see `Task.init` for the callbacks)."""
+    xp, config, qpos_home = body.xp, body.config, body.qpos_home
     noise = config["reset_joint_noise"]
-    joints = qpos_home[7:] + jax.random.uniform(noise_key, qpos_home[7:].shape, minval=-noise, maxval=noise)
-    yaw = jax.random.uniform(yaw_key, (), minval=-jnp.pi, maxval=jnp.pi) * config["reset_yaw"]
-    qpos = jnp.concatenate([qpos_home[:3], rotate_yaw(yaw, qpos_home[3:7]),
-                            jnp.clip(joints, body.joint_low, body.joint_high)])
-    data = mjx.kinematics(body.mjx_model, data.replace(qpos=qpos, ctrl=body.ctrl_home))
+    joints = qpos_home[7:] + uniform(qpos_home[7:].shape, -noise, noise)
+    yaw = uniform((), -xp.pi, xp.pi) * config["reset_yaw"]
+    qpos = xp.concatenate([qpos_home[:3], rotate_yaw(xp, yaw, qpos_home[3:7]),
+                           xp.clip(joints, body.joint_low, body.joint_high)])
+    data = kinematics(data, qpos=qpos, ctrl=body.ctrl_home)
     # Rest the lowest foot point exactly on the floor: spawning by height alone penetrates it.
-    qpos = qpos.at[2].add(-lowest_point(data, body.foot_geoms, body.foot_geom_type, body.geom_size))
-    target = place_target(target_key, qpos[:3], yaw)
-    return mjx.kinematics(body.mjx_model,
-                          data.replace(qpos=qpos, mocap_pos=data.mocap_pos.at[body.target_mocap].set(target)))
+    qpos = xp.concatenate([qpos[:2], qpos[2:3] - lowest_point(body, data), qpos[3:]])
+    target = place_target(uniform, qpos[:3], yaw)
+    is_target = (xp.arange(data.mocap_pos.shape[0]) == body.target_mocap)[:, None]
+    return kinematics(data, qpos=qpos, mocap_pos=xp.where(is_target, target, data.mocap_pos))
 
 
 def facing(body, data):
     """Unit horizontal direction of the pelvis x axis."""
-    forward = data.xmat[body.pelvis, :2, 0]
-    return forward / (jnp.linalg.norm(forward) + 1e-6)
+    forward = pelvis_rotation(body, data)[:2, 0]
+    return forward / (body.xp.linalg.norm(forward) + 1e-6)
 
 
 def to_target(body, data):
     """(target minus pelvis position, unit horizontal direction from the pelvis to the target)."""
     offset = data.mocap_pos[body.target_mocap] - data.qpos[:3]
-    return offset, offset[:2] / (jnp.linalg.norm(offset[:2]) + 1e-6)
+    return offset, offset[:2] / (body.xp.linalg.norm(offset[:2]) + 1e-6)
 
 
 def upright(body, data):
     """Cosine of the pelvis tilt away from its home attitude."""
-    return data.xmat[body.pelvis, 2] @ body.home_up
+    return pelvis_rotation(body, data)[2] @ body.home_up
 
 
 def tip_distance(body, data):
     """Distance (m) from the target to the nearest tip site."""
-    return jnp.min(jnp.linalg.norm(data.site_xpos[body.tips] - data.mocap_pos[body.target_mocap], axis=-1))
+    xp = body.xp
+    return xp.min(xp.linalg.norm(data.site_xpos[body.tips] - data.mocap_pos[body.target_mocap], axis=-1))
+
+
+# The observation's groups, in order, and what each is (export.py writes them into policy.json).
+OBSERVATION_GROUPS = dict(
+    gravity="gravity direction in the pelvis frame (unit vector)",
+    pelvis_height="pelvis height above the floor (m)",
+    linear_velocity="pelvis linear velocity in the pelvis frame (m/s)",
+    angular_velocity="pelvis angular velocity in the pelvis frame (rad/s)",
+    joint_angles="hinge joint angles relative to the home pose (rad), in model order",
+    joint_velocities="hinge joint velocities (rad/s), in model order",
+    foot_contacts="1 where a foot touch sensor reads more than 1 N, else 0",
+    previous_action="the previous action (clipped to [-1, 1]); 0 at the first step",
+    target_horizontal=f"target ahead and to the left (m) in the level pelvis frame, at most {TARGET_OBS_RANGE:g} m away",
+    target_height="target height above the pelvis (m)",
+)
+
+
+def observation_groups(body, data, prev_action):
+    """The observation every stage shares, so that a policy carries over from stage to stage, as named groups
+    (OBSERVATION_GROUPS); positions and sensors of `data` must be computed for its state."""
+    xp = body.xp
+    rot = pelvis_rotation(body, data)
+    ahead = facing(body, data)
+    offset, _ = to_target(body, data)
+    horizontal = xp.stack([ahead @ offset[:2], ahead[0] * offset[1] - ahead[1] * offset[0]])  # ahead, left
+    horizontal *= xp.minimum(1.0, TARGET_OBS_RANGE / (xp.linalg.norm(horizontal) + 1e-6))
+    return dict(
+        gravity=-rot[2],
+        pelvis_height=data.qpos[2:3],
+        linear_velocity=rot.T @ data.qvel[:3],
+        angular_velocity=data.qvel[3:6],
+        joint_angles=data.qpos[7:] - body.qpos_home[7:],
+        joint_velocities=data.qvel[6:],
+        foot_contacts=(data.sensordata[body.touch_adr] > 1.0).astype(xp.float32),
+        previous_action=prev_action,
+        target_horizontal=horizontal,
+        target_height=offset[2:],
+    )
 
 
 def observe(body, data, prev_action):
-    """The observation every stage shares, so that a policy carries over from stage to stage."""
-    rot = data.xmat[body.pelvis]
-    ahead = facing(body, data)
-    offset, _ = to_target(body, data)
-    horizontal = jnp.array([ahead @ offset[:2], ahead[0] * offset[1] - ahead[1] * offset[0]])  # ahead, left
-    horizontal *= jnp.minimum(1.0, TARGET_OBS_RANGE / (jnp.linalg.norm(horizontal) + 1e-6))
-    return jnp.concatenate([
-        -rot[2],  # gravity direction in the pelvis frame
-        data.qpos[2:3],  # pelvis height
-        rot.T @ data.qvel[:3],  # pelvis linear velocity, pelvis frame
-        data.qvel[3:6],  # pelvis angular velocity, pelvis frame
-        data.qpos[7:] - body.qpos_home[7:],  # joint angles relative to home
-        data.qvel[6:],  # joint velocities
-        (data.sensordata[body.touch_adr] > 1.0).astype(jnp.float32),  # foot contacts
-        prev_action,
-        horizontal,  # target ahead and to the left (m) in the level pelvis frame, at most TARGET_OBS_RANGE away
-        offset[2:],  # target height above the pelvis (m)
-    ])
+    """The observation: its groups concatenated in order."""
+    return body.xp.concatenate(list(observation_groups(body, data, prev_action).values()))
 
 
 def action_to_ctrl(body, action):
     """Action 0 holds the home pose; +-1 reaches `action_scale` of the way to each control limit."""
-    reach = jnp.where(action > 0, body.ctrl_high - body.ctrl_home, body.ctrl_home - body.ctrl_low)
+    reach = body.xp.where(action > 0, body.ctrl_high - body.ctrl_home, body.ctrl_home - body.ctrl_low)
     return body.ctrl_home + body.config["action_scale"] * action * reach
 
 
@@ -230,30 +262,32 @@ def legged_task(body, place_target, reward_terms, measure, **success):
                 **success)
 
 
-def balance(config, mj_model, mjx_model):
+def balance(config, mj_model, xp):
     """Stage 1: stand where you started (the target marks the start) under pushes; success: standing at the time
     limit."""
-    body = legged_body(config, mj_model, mjx_model)
+    body = legged_body(config, mj_model, xp)
 
     def reward_terms(data, action, prev_action):
         return posture_terms(body, data, action, prev_action) | dict(lin_vel=rewards.squared_norm(data.qvel[:2]))
 
     def measure(data):
         return dict(pelvis_height=data.qpos[2], forward_speed=data.qvel[:2] @ facing(body, data),
-                    standing=(data.qpos[2] >= config["standing_height"]).astype(jnp.float32))
+                    standing=(data.qpos[2] >= config["standing_height"]).astype(body.xp.float32))
 
-    return legged_task(body, lambda key, start_position, yaw: start_position, reward_terms, measure,
+    return legged_task(body, lambda uniform, start_position, yaw: start_position, reward_terms, measure,
                        episode_success=lambda episode: episode["reached_time_limit"] & (episode["standing"] > 0))
 
 
-def locomotion(config, mj_model, mjx_model):
+def locomotion(config, mj_model, xp):
     """Stage 2: walk toward a target `command_distance` away along a heading within `heading_range` of the start
     facing; judged by speed (no success)."""
-    body = legged_body(config, mj_model, mjx_model)
+    body = legged_body(config, mj_model, xp)
 
-    def place_target(key, start_position, yaw):
-        heading = yaw + jax.random.uniform(key, (), minval=-1.0, maxval=1.0) * config["heading_range"]
-        return start_position + config["command_distance"] * jnp.array([jnp.cos(heading), jnp.sin(heading), 0.0])
+    def place_target(uniform, start_position, yaw):
+        xp = body.xp
+        heading = yaw + uniform((), -1.0, 1.0) * config["heading_range"]
+        direction = xp.stack([xp.cos(heading), xp.sin(heading), xp.zeros_like(heading)])
+        return start_position + config["command_distance"] * direction
 
     def reward_terms(data, action, prev_action):
         _, heading = to_target(body, data)
@@ -266,18 +300,18 @@ def locomotion(config, mj_model, mjx_model):
     return legged_task(body, place_target, reward_terms, measure)
 
 
-def behaviour(config, mj_model, mjx_model):
+def behaviour(config, mj_model, xp):
     """Stage 3: bring a tip site within `success_radius` of a target placed ahead; success ends the episode."""
-    body = legged_body(config, mj_model, mjx_model)
+    body = legged_body(config, mj_model, xp)
 
-    def place_target(key, start_position, yaw):
-        distance, lateral, height = jax.random.uniform(
-            key, (3,), minval=jnp.array([config["target_distance"][0], -config["target_lateral"],
-                                         config["target_height"][0]]),
-            maxval=jnp.array([config["target_distance"][1], config["target_lateral"], config["target_height"][1]]))
-        ahead = jnp.array([jnp.cos(yaw), jnp.sin(yaw)])
-        left = jnp.array([-jnp.sin(yaw), jnp.cos(yaw)])
-        return jnp.append(start_position[:2] + distance * ahead + lateral * left, height)
+    def place_target(uniform, start_position, yaw):
+        xp = body.xp
+        distance, lateral, height = uniform(
+            (3,), xp.asarray([config["target_distance"][0], -config["target_lateral"], config["target_height"][0]]),
+            xp.asarray([config["target_distance"][1], config["target_lateral"], config["target_height"][1]]))
+        ahead = xp.stack([xp.cos(yaw), xp.sin(yaw)])
+        left = xp.stack([-xp.sin(yaw), xp.cos(yaw)])
+        return xp.concatenate([start_position[:2] + distance * ahead + lateral * left, height[None]])
 
     def is_success(data):
         return tip_distance(body, data) < config["success_radius"]
@@ -285,11 +319,11 @@ def behaviour(config, mj_model, mjx_model):
     def reward_terms(data, action, prev_action):
         return (posture_terms(body, data, action, prev_action) | heading_terms(body, data)
                 | dict(proximity=rewards.proximity(tip_distance(body, data), config["proximity_sigma"]),
-                       success=is_success(data).astype(jnp.float32)))
+                       success=is_success(data).astype(body.xp.float32)))
 
     def measure(data):
         return dict(pelvis_height=data.qpos[2], forward_speed=data.qvel[:2] @ to_target(body, data)[1],
-                    tip_distance=tip_distance(body, data), success=is_success(data).astype(jnp.float32))
+                    tip_distance=tip_distance(body, data), success=is_success(data).astype(body.xp.float32))
 
     return legged_task(body, place_target, reward_terms, measure, is_success=is_success,
                        episode_success=lambda episode: episode["success"] > 0)

@@ -9,7 +9,6 @@ import jax
 import jax.numpy as jnp
 import mujoco
 from flax import struct
-from mujoco import mjx
 
 import envs
 import tasks
@@ -41,11 +40,8 @@ SHORT_CONFIG = dict(CONFIG, total_timesteps=64 * 32 * 6, log_every=1, checkpoint
 
 
 def cartpole_task(mj_model):
-    mjx_model = envs.put_model(mj_model)
-
-    def init(key, data):
-        qpos = jax.random.uniform(key, (2,), minval=-0.05, maxval=0.05)
-        return mjx.kinematics(mjx_model, data.replace(qpos=qpos))
+    def init(uniform, kinematics, data):
+        return kinematics(data, qpos=uniform((2,), -0.05, 0.05))
 
     def observe(data, prev_action):
         return jnp.concatenate([data.qpos, data.qvel])

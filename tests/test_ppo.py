@@ -2,7 +2,6 @@
 
 import math
 
-import distrax
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -54,8 +53,9 @@ def test_log_prob_and_entropy_match_hand_computed_gaussian():
     network = ppo_mjx.ActorCritic(action_size=3, actor_hidden=(8,), critic_hidden=(8,), init_log_std=-0.3)
     obs = jnp.array([0.5, -1.0, 2.0, 0.1])
     params = network.init(jax.random.key(0), obs)
-    pi, value = network.apply(params, obs)
-    mean = np.asarray(pi.mean())
+    mean, log_std, value = network.apply(params, obs)
+    pi = ppo_mjx.gaussian(mean, log_std)
+    mean = np.asarray(mean)
     std = np.exp(np.asarray(params["params"]["log_std"]))
     action = np.array([0.3, -0.7, 1.5])
     expected = sum(-0.5 * ((a - m) / s) ** 2 - math.log(s) - 0.5 * math.log(2 * math.pi)
@@ -131,9 +131,8 @@ def test_ppo_learns_cartpole_beyond_any_random_episode():
 def gaussian_policy(params, obs):
     """A stand-in for the network: every observation gets the same Gaussian and value, set by `params`."""
     batch = obs.shape[0]
-    mean = jnp.broadcast_to(params["mean"], (batch, 2))
-    return distrax.MultivariateNormalDiag(mean, jnp.exp(params["log_std"]) * jnp.ones((batch, 2))), \
-        jnp.broadcast_to(params["value"], (batch,))
+    return (jnp.broadcast_to(params["mean"], (batch, 2)), jnp.broadcast_to(params["log_std"], (batch, 2)),
+            jnp.broadcast_to(params["value"], (batch,)))
 
 
 def test_evaluation_samples_actions_repeatably_and_apart_from_the_envs_randomness():
@@ -159,8 +158,10 @@ def test_evaluation_samples_actions_repeatably_and_apart_from_the_envs_randomnes
     np.testing.assert_array_equal(starts, zero_starts)
     obs = jnp.zeros((3, env.observation_size))
     act = ppo_mjx.evaluation_policy(CONFIG, env.action_size, params, normalizer, mean=True)
-    pi, _ = network.apply(params, ppo_mjx.normalize(normalizer, obs))
-    np.testing.assert_array_equal(act(obs, jax.random.key(1)), pi.mode())
+    mean, _, _ = network.apply(params, ppo_mjx.normalize(normalizer, obs))
+    np.testing.assert_array_equal(act(obs, jax.random.key(1)), mean)
+    np.testing.assert_array_equal(ppo_mjx.policy_mean(CONFIG, env.action_size, params, normalizer)(obs),
+                                  np.clip(mean, -1, 1))
 
 
 def test_ppo_loss_matches_a_numpy_reference():

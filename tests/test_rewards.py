@@ -37,7 +37,7 @@ def balance():
     config = get_config("trex_stage1")
     mj_model = tasks.load_model(config)
     mjx_model = envs.put_model(mj_model)
-    task = tasks.balance(config, mj_model, mjx_model)
+    task = tasks.balance(config, mj_model, jnp)
     home = mj_model.keyframe("home").qpos
 
     @jax.jit

@@ -15,6 +15,7 @@ import pytest
 
 import envs
 import evaluate
+import rendering
 import runs
 import training
 from cartpole import SHORT_CONFIG, make_cartpole_env
@@ -169,10 +170,10 @@ def test_headless_video_has_the_frames_rendered(tmp_path, extension):
     home = env.mj_model.keyframe("home").qpos
     target = [1.0, 0.0, 1.0]
     poses = np.stack([np.r_[home + np.r_[np.zeros(7), np.full(14, 0.02 * t)], target] for t in range(7)])
-    frames = evaluate.render_frames(env.mj_model, poses, 160, 128, "track")
+    frames = rendering.render_frames(env.mj_model, poses, 160, 128, "track")
     assert frames.shape == (7, 128, 160, 3) and frames.std() > 10  # not a blank image
     assert np.abs(frames[0].astype(int) - frames[-1]).mean() > 0.1  # the pose change shows
     path = tmp_path / f"video{extension}"
-    runs.atomic_write(str(path), evaluate.video_bytes(frames, extension, fps=25))
+    runs.atomic_write(str(path), rendering.video_bytes(frames, extension, fps=25))
     back = iio.imread(path, index=None)
     assert back.shape == frames.shape

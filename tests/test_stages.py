@@ -21,7 +21,7 @@ def probe(name):
     config = get_config(name)
     mj_model = tasks.load_model(config)
     mjx_model = envs.put_model(mj_model)
-    task = tasks.TASKS[config["task"]](config, mj_model, mjx_model)
+    task = tasks.TASKS[config["task"]](config, mj_model, jnp)
     mocap = mj_model.body_mocapid[mj_model.body("target").id]
 
     @jax.jit

@@ -1,0 +1,310 @@
+"""Run an exported policy (export.py) in plain MuJoCo without JAX: headless episodes with metrics and a video, or
+MuJoCo's viewer, where you steer.
+
+    python play.py results/trex_curriculum_cpu_seed0/trex_stage1/policy.onnx --episodes 32
+    python play.py results/trex_curriculum_cpu_seed0/trex_stage3 --episodes 4 --video bite.mp4
+    python play.py results/trex_curriculum_cpu_seed0/trex_stage2 --viewer          # needs a display
+
+It needs MuJoCo, onnxruntime and NumPy, never JAX. Start states, observations, actions to controls, rewards, falls and
+success are tasks.py's own functions, run on NumPy arrays: the code the policy was trained with. A control step sets
+the controls, kicks the pelvis when a push is due (as the stage's config sets pushes), runs ctrl_dt / sim_dt MuJoCo
+steps, then mj_forward, so that positions and sensors are those of the new state (as envs.py's plain-MuJoCo physics
+has them; this loop is the one piece that mirrors envs.build_env). Headless, it prints the metrics evaluate.py
+prints, the policy's inference time per step and how much faster than real time it ran.
+"""
+
+import os
+
+import startup
+
+os.environ.setdefault("MUJOCO_GL", startup.headless_gl())  # before MuJoCo loads: videos render headless
+
+import argparse  # noqa: E402
+import hashlib  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from typing import Any, Callable  # noqa: E402
+
+import mujoco  # noqa: E402
+import numpy as np  # noqa: E402
+import onnxruntime  # noqa: E402
+
+import files  # noqa: E402
+import rendering  # noqa: E402
+import tasks  # noqa: E402
+from configs import ConfigError  # noqa: E402
+
+FORMAT = "dino-mjx-policy-1"  # export.FORMAT (export.py imports JAX, so it is not imported here)
+KEYS = {  # GLFW key codes the viewer hands to play.py, and what each does
+    265: ("Up", "target 0.5 m farther along the dinosaur's facing"),
+    264: ("Down", "target 0.5 m nearer"),
+    263: ("Left", "turn the target 0.3 rad to the left around the dinosaur"),
+    262: ("Right", "turn the target 0.3 rad to the right"),
+    266: ("Page Up", "target 0.2 m higher"),
+    267: ("Page Down", "target 0.2 m lower"),
+    80: ("P", "push the dinosaur in a random direction"),
+    82: ("R", "start a new episode"),
+}
+
+
+@dataclass(frozen=True)
+class Exported:
+    """An exported policy, checked against the model it drives."""
+
+    spec: dict  # policy.json
+    config: dict  # the env config it was trained with
+    mj_model: mujoco.MjModel
+    task: tasks.Task  # on NumPy arrays
+    body: tasks.Body
+    session: Any  # onnxruntime.InferenceSession
+
+    def act(self, obs):
+        """The policy's action for one observation."""
+        return self.session.run(["action"], {"obs": np.asarray(obs, np.float32)[None]})[0][0]
+
+
+def sha256_of(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def load_exported(source):
+    """The export at `source` (policy.onnx, or the folder holding it and its policy.json); ConfigError, in one line,
+    when a file is missing, damaged or made for another model."""
+    onnx_path = os.path.join(source, "policy.onnx") if os.path.isdir(source) else source
+    json_path = os.path.join(os.path.dirname(os.path.abspath(onnx_path)), "policy.json")
+    if not os.path.isfile(onnx_path):
+        raise ConfigError(f"no ONNX policy at {onnx_path} (export.py writes one)")
+    if not os.path.isfile(json_path):
+        raise ConfigError(f"{onnx_path} has no policy.json beside it: export.py writes both")
+    try:
+        with open(json_path) as f:
+            spec = json.load(f)
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"{json_path} is not readable JSON: {error}") from None
+    if not isinstance(spec, dict) or spec.get("format") != FORMAT:
+        raise ConfigError(f"{json_path} is not a {FORMAT} file")
+    if sha256_of(onnx_path) != spec["onnx"]["sha256"]:
+        raise ConfigError(f"{json_path} was written for another ONNX file than {onnx_path} (SHA-256 differs)")
+    config = spec["config"]
+    model_path = os.path.join(tasks.MODELS_DIR, spec["model"]["file"])
+    if not os.path.isfile(model_path) or sha256_of(model_path) != spec["model"]["sha256"]:
+        raise ConfigError(f"{json_path} is for another model than {model_path} (missing, or its SHA-256 differs)")
+    mj_model = tasks.load_model(config)
+    actuators = [mj_model.actuator(i).name for i in range(mj_model.nu)]
+    if actuators != spec["action"]["actuators"]:
+        raise ConfigError(f"{json_path} drives actuators {spec['action']['actuators']}, the model has {actuators}")
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1  # one small MLP per step: threads cost more than they give
+    try:
+        session = onnxruntime.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # onnxruntime raises its own types for files it cannot parse
+        raise ConfigError(f"{onnx_path} is not a loadable ONNX model: {str(error).splitlines()[0]}") from None
+    obs_shape = session.get_inputs()[0].shape
+    if obs_shape[-1] != spec["observation"]["size"]:
+        raise ConfigError(f"{onnx_path} takes observations of size {obs_shape[-1]}, policy.json says "
+                          f"{spec['observation']['size']}")
+    task = tasks.TASKS[config["task"]](config, mj_model, np)
+    return Exported(spec, config, mj_model, task, tasks.legged_body(config, mj_model, np), session)
+
+
+@dataclass(frozen=True)
+class Draws:
+    """Where an episode's randomness comes from: `uniform(shape, low, high)` for its start (tasks.Task.init) and
+    `push_angle(time_step)` for the direction (rad) of a push due at that control step. play.py draws both from one
+    NumPy generator; a test hands in the env's own JAX stream, to replay evaluate.py's episodes."""
+
+    uniform: Callable
+    push_angle: Callable
+
+
+def numpy_draws(rng):
+    return Draws(lambda shape, low, high: rng.uniform(low, high, size=shape), lambda time_step: rng.uniform(-np.pi, np.pi))
+
+
+def reset(exported, data, draws):
+    """A fresh start in `data`, as the env's reset makes one (tasks' start state on blank data); returns the first
+    observation."""
+    model = exported.mj_model
+    mujoco.mj_resetData(model, data)
+
+    def kinematics(data, **fields):
+        for name, value in fields.items():
+            getattr(data, name)[:] = value
+        mujoco.mj_kinematics(model, data)
+        return data
+
+    exported.task.init(draws.uniform, kinematics, data)
+    return exported.task.observe(data, np.zeros(model.nu))
+
+
+def push(exported, data, angle):
+    """Kick the pelvis horizontally at the config's push speed, in the direction `angle` (rad)."""
+    data.qvel[:2] += exported.config["push_speed"] * np.array([np.cos(angle), np.sin(angle)])
+
+
+def control_step(exported, data, action, draws, time_step):
+    """One control step from `action` (clipped to [-1, 1]): controls, a push when due, the physics, then positions
+    and sensors of the new state."""
+    config = exported.config
+    data.ctrl[:] = exported.task.action_to_ctrl(np.clip(action, -1.0, 1.0))
+    if config.get("push_interval") and time_step > 0 and time_step % config["push_interval"] == 0:
+        push(exported, data, draws.push_angle(time_step))
+    mujoco.mj_step(exported.mj_model, data, nstep=round(config["ctrl_dt"] / config["sim_dt"]))
+    mujoco.mj_forward(exported.mj_model, data)
+
+
+def run_episode(exported, data, draws, poses=None):
+    """One episode from a fresh start; returns its record as evaluation.evaluation_rollout keeps one (return, length,
+    whether it reached the time limit, each task measure at the last step and its mean over the episode) and the
+    seconds spent in the policy. Appends each step's pose (qpos, then mocap positions) to `poses` if given."""
+    task, weights = exported.task, exported.config["reward_weights"]
+    obs, prev_action = reset(exported, data, draws), np.zeros(exported.mj_model.nu)
+    record, sums, inference_s = dict(episode_return=0.0, episode_length=0, reached_time_limit=False), {}, 0.0
+    for time_step in range(exported.config["episode_length"]):
+        if poses is not None:
+            poses.append(np.concatenate([data.qpos, data.mocap_pos.ravel()]))
+        start = time.perf_counter()
+        action = np.clip(exported.act(obs), -1.0, 1.0)
+        inference_s += time.perf_counter() - start
+        control_step(exported, data, action, draws, time_step)
+        finite = bool(np.all(np.isfinite(data.qpos)) and np.all(np.isfinite(data.qvel)))
+        failed = not finite or bool(task.is_terminated(data))
+        terms = task.reward_terms(data, action, prev_action) if finite else {}
+        record["episode_return"] += sum(weights[k] * float(v) for k, v in terms.items()) + failed * weights["termination"]
+        measures = {k: float(v) if finite else 0.0 for k, v in task.measure(data).items()}
+        sums = {k: sums.get(k, 0.0) + v for k, v in measures.items()}
+        record |= measures
+        record["episode_length"] = time_step + 1
+        obs, prev_action = task.observe(data, action), action
+        if failed or bool(task.is_success(data)):
+            break
+    else:
+        record["reached_time_limit"] = True
+    return record | {f"{k}_mean": v / record["episode_length"] for k, v in sums.items()}, inference_s
+
+
+def play_episodes(exported, episodes, seed, film=0, episode_draws=None):
+    """`episodes` fresh episodes, their randomness from `seed` (or `episode_draws(i)`: Draws of episode i); returns
+    (summary, poses of the first `film` episodes)."""
+    data, shared = mujoco.MjData(exported.mj_model), numpy_draws(np.random.default_rng(seed))
+    records, poses, inference_s, start = [], [], 0.0, time.perf_counter()
+    for i in range(episodes):
+        draws = episode_draws(i) if episode_draws else shared
+        record, seconds = run_episode(exported, data, draws, poses if i < film else None)
+        records.append(record)
+        inference_s += seconds
+    wall_s = time.perf_counter() - start
+    columns = {k: np.array([r[k] for r in records]) for k in records[0]}
+    summary = {k: float(np.mean(v)) for k, v in columns.items()}
+    if exported.task.episode_success is not None:
+        summary["success_rate"] = float(np.mean(exported.task.episode_success(columns)))
+    steps = int(columns["episode_length"].sum())
+    summary |= dict(env=exported.spec["env"], physics="mujoco", episodes=episodes, seed=seed,
+                    policy=f"ONNX export of the checkpoint at update {exported.spec['checkpoint']['update']}, "
+                           f"mean actions", steps=steps, wall_s=wall_s,
+                    realtime_factor=steps * exported.config["ctrl_dt"] / wall_s,
+                    inference_us_per_step=1e6 * inference_s / steps)
+    return summary, poses
+
+
+def move_target(exported, data, key):
+    """Apply a steering key (KEYS) to the target: farther, nearer, around the dinosaur, higher or lower."""
+    body, target = exported.body, exported.body.target_mocap
+    pelvis = data.qpos[:3]
+    offset = data.mocap_pos[target] - pelvis
+    ahead = tasks.facing(body, data)
+    if key in (265, 264):
+        offset[:2] += (0.5 if key == 265 else -0.5) * ahead
+    elif key in (263, 262):
+        angle = 0.3 if key == 263 else -0.3
+        c, s = np.cos(angle), np.sin(angle)
+        offset[:2] = [c * offset[0] - s * offset[1], s * offset[0] + c * offset[1]]
+    elif key in (266, 267):
+        offset[2] += 0.2 if key == 266 else -0.2
+    data.mocap_pos[target] = pelvis + offset
+
+
+def play_in_viewer(exported, seed):
+    """The policy in MuJoCo's viewer at real time; keys (KEYS) steer the target, push and restart."""
+    import mujoco.viewer  # needs a display
+
+    draws, data, pressed = numpy_draws(np.random.default_rng(seed)), mujoco.MjData(exported.mj_model), []
+    print("\n".join(f"  {name:>9}  {what}" for name, what in KEYS.values()))
+    with mujoco.viewer.launch_passive(exported.mj_model, data, key_callback=pressed.append) as viewer:
+        obs, time_step = reset(exported, data, draws), 0
+        while viewer.is_running():
+            start = time.perf_counter()
+            with viewer.lock():
+                for key in [pressed.pop(0) for _ in range(len(pressed))]:
+                    if key == 82:
+                        obs, time_step = reset(exported, data, draws), 0
+                    elif key == 80:
+                        push(exported, data, draws.push_angle(time_step))
+                    elif key in KEYS:
+                        move_target(exported, data, key)
+                action = exported.act(obs)
+                control_step(exported, data, action, draws, time_step)
+                time_step += 1
+                obs = exported.task.observe(data, np.clip(action, -1.0, 1.0))
+                if (exported.task.is_terminated(data) or exported.task.is_success(data)
+                        or time_step >= exported.config["episode_length"]):
+                    obs, time_step = reset(exported, data, draws), 0
+            viewer.sync()
+            time.sleep(max(0.0, exported.config["ctrl_dt"] - (time.perf_counter() - start)))
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("source", help="policy.onnx (its policy.json beside it) or the folder holding both")
+    parser.add_argument("--episodes", type=int, default=16, help="headless: episodes from fresh random starts")
+    parser.add_argument("--seed", type=int, default=1_000_000, help="seed of the start states and pushes")
+    parser.add_argument("--out", help="write the metrics as JSON here")
+    parser.add_argument("--video", help="write the first --video-episodes episodes to this .mp4 or .gif")
+    parser.add_argument("--video-episodes", type=int, default=1)
+    parser.add_argument("--fps", type=int, default=25, help="video frame rate; frames are every k-th control step")
+    parser.add_argument("--width", type=int, default=480)
+    parser.add_argument("--height", type=int, default=320)
+    parser.add_argument("--camera", default="track", help="model camera to film with (free camera if absent)")
+    parser.add_argument("--viewer", action="store_true", help="play in MuJoCo's viewer and steer (needs a display)")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        if args.video and os.path.splitext(args.video)[1] not in (".mp4", ".gif"):
+            raise ConfigError(f"--video {args.video}: the name must end in .mp4 or .gif")
+        if args.video and os.environ["MUJOCO_GL"] == "disable":
+            raise ConfigError("--video needs OpenGL for headless rendering: install OSMesa (Debian: apt-get install "
+                              "libosmesa6) or run on an NVIDIA GPU with EGL")
+        if args.viewer and not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
+            raise ConfigError("--viewer needs a display (DISPLAY is not set); use --episodes and --video instead")
+        if args.episodes < 1:
+            raise ConfigError(f"--episodes {args.episodes}: at least 1")
+        exported = load_exported(args.source)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    if args.viewer:
+        play_in_viewer(exported, args.seed)
+        return
+    summary, poses = play_episodes(exported, args.episodes, args.seed, film=args.video_episodes if args.video else 0)
+    summary |= dict(command=" ".join(["python play.py", *(argv if argv is not None else sys.argv[1:])]),
+                    date=time.strftime("%Y-%m-%d"), machine=files.host(["mujoco", "onnxruntime", "numpy"]))
+    print("\n".join(f"{k:>24}  {v:.4g}" if isinstance(v, float) else f"{k:>24}  {v}" for k, v in summary.items()))
+    if args.out:
+        files.atomic_write(args.out, json.dumps(summary, indent=1) + "\n")
+        print(f"wrote {args.out}")
+    if args.video:
+        every = max(1, round(1 / (args.fps * exported.config["ctrl_dt"])))
+        frames = rendering.render_frames(exported.mj_model, poses[::every], args.width, args.height, args.camera)
+        fps = 1 / (every * exported.config["ctrl_dt"])
+        files.atomic_write(args.video, rendering.video_bytes(frames, os.path.splitext(args.video)[1], fps))
+        print(f"wrote {args.video}: {len(frames)} frames at {fps:g} fps")
+
+
+if __name__ == "__main__":
+    main()

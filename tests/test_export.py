@@ -1,0 +1,244 @@
+"""Policies out of JAX: the committed ONNX exports against the JAX mean action on observations of real rollouts, the
+NumPy observation against the env's along a plain-MuJoCo rollout, play.py against evaluate.py, and bad input."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import mujoco
+import numpy as np
+import pytest
+
+import envs
+import export
+import play
+import ppo_mjx
+import runs
+import tasks
+import training
+from configs import from_saved, get_config
+from test_species import SPECIES
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STAGES = [(species, stage) for species in SPECIES for stage in (1, 2, 3)]
+
+
+def committed(species, stage):
+    return os.path.join(ROOT, "results", f"{species}_curriculum_cpu_seed0", f"{species}_stage{stage}")
+
+
+def rollout_observations(exported, steps, seed=0):
+    """Observations of `exported`'s policy running in plain MuJoCo (play.py's loop), episodes restarting as they end."""
+    draws, data = play.numpy_draws(np.random.default_rng(seed)), mujoco.MjData(exported.mj_model)
+    obs, observations = play.reset(exported, data, draws), []
+    for time_step in range(steps):
+        observations.append(obs)
+        action = np.clip(exported.act(obs), -1.0, 1.0)
+        play.control_step(exported, data, action, draws, time_step)
+        obs = exported.task.observe(data, action)
+        if exported.task.is_terminated(data) or exported.task.is_success(data):
+            obs = play.reset(exported, data, draws)
+    return np.array(observations, np.float32)
+
+
+@pytest.mark.parametrize("species,stage", STAGES)
+def test_committed_onnx_equals_the_jax_mean_action_on_real_observations(species, stage):
+    folder = committed(species, stage)
+    exported = play.load_exported(folder)
+    path = os.path.join(folder, runs.CHECKPOINT)
+    assert exported.spec["checkpoint"]["sha256"] == play.sha256_of(path)  # the export is of the committed policy
+    checkpoint = runs.read_checkpoint(path)
+    env_name, _, saved = from_saved(checkpoint["config"])
+    config = get_config(env_name, saved)
+    env = envs.env_from_config(env_name, config)
+    policy = training.load_policy(path, checkpoint, config, env)
+    obs = rollout_observations(exported, 150)
+    jax_action = np.asarray(jax.jit(ppo_mjx.policy_mean(config, env.action_size, **policy))(obs))
+    onnx_action = exported.session.run(["action"], {"obs": obs})[0]  # the whole batch at once: the batch is free
+    assert onnx_action.shape == (len(obs), env.action_size)
+    np.testing.assert_allclose(onnx_action, jax_action, rtol=0, atol=1e-5)
+    assert np.abs(jax_action).max() > 0.1  # a policy that acts, not a constant
+
+
+def test_export_writes_every_stage_of_a_curriculum_and_play_runs_it(tmp_path):
+    export.main([os.path.dirname(committed("trex", 1)), "--out", str(tmp_path)])
+    for stage in (1, 2, 3):
+        spec = json.loads((tmp_path / f"trex_stage{stage}" / "policy.json").read_text())
+        assert spec["env"] == f"trex_stage{stage}" and spec["species"] == "trex" and spec["stage"] == stage
+        assert spec["observation"]["size"] == 59 and len(spec["action"]["actuators"]) == spec["action"]["size"] == 14
+        groups = spec["observation"]["groups"]
+        assert [g["name"] for g in groups] == list(tasks.OBSERVATION_GROUPS)
+        assert all(a["stop"] == b["start"] for a, b in zip(groups, groups[1:]))
+    summary, _ = play.play_episodes(play.load_exported(str(tmp_path / "trex_stage2")), 1, seed=3)
+    assert summary["episodes"] == 1 and summary["episode_length"] > 0
+
+
+@pytest.mark.parametrize("name", ["trex_stage1", "velociraptor_stage2", "brachiosaurus_stage3"])
+def test_numpy_observation_controls_and_rewards_equal_the_env_along_a_plain_mujoco_rollout(name):
+    env = envs.make_env(name, physics="mujoco")
+    config, mj_model = env.config, env.mj_model
+    task, body = tasks.TASKS[config["task"]](config, mj_model, np), tasks.legged_body(config, mj_model, np)
+    steps = 40
+
+    def rollout(key):  # one env, batched: the plain-MuJoCo physics steps a batch on the host
+        reset_key, action_key = jax.random.split(key)
+        state = jax.vmap(env.reset)(reset_key[None])
+        actions = jax.random.uniform(action_key, (steps, 1, env.action_size), minval=-1.3, maxval=1.3)
+
+        def step(state, action):
+            state = jax.vmap(env.step)(state, action)
+            return state, state
+
+        return state, actions, jax.lax.scan(step, state, actions)[1]
+
+    first, actions, states = jax.device_get(jax.jit(rollout)(jax.random.key(7)))
+    first = jax.tree.map(lambda x: x[0], first)
+    actions, states = actions[:, 0], jax.tree.map(lambda x: x[:, 0], states)
+    data = mujoco.MjData(mj_model)
+    for field in ("qpos", "mocap_pos", "ctrl"):
+        getattr(data, field)[:] = getattr(first.data, field)
+    mujoco.mj_kinematics(mj_model, data)  # a fresh start: positions only, sensors still zero (as in reset)
+    np.testing.assert_allclose(task.observe(data, np.zeros(mj_model.nu)), first.obs, rtol=1e-5, atol=1e-5)
+    compared = 0
+    for t in range(steps):
+        if states.terminated[t] or states.truncated[t]:
+            break  # the state was reset: its observation is a fresh start's
+        for field in ("qpos", "qvel", "act", "ctrl", "mocap_pos", "qacc_warmstart"):
+            getattr(data, field)[:] = getattr(states.data, field)[t]
+        mujoco.mj_forward(mj_model, data)
+        action = np.clip(actions[t], -1.0, 1.0)
+        np.testing.assert_allclose(task.action_to_ctrl(action), states.data.ctrl[t], rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(task.observe(data, action), states.obs[t], rtol=1e-5, atol=1e-5)
+        previous = actions[t - 1].clip(-1, 1) if t else np.zeros(mj_model.nu)
+        terms = task.reward_terms(data, action, previous)
+        for k, v in terms.items():
+            np.testing.assert_allclose(config["reward_weights"][k] * v, states.info[f"reward/{k}"][t], rtol=1e-4,
+                                       atol=1e-4, err_msg=k)
+        for k, v in task.measure(data).items():
+            np.testing.assert_allclose(v, states.info[k][t], rtol=1e-5, atol=1e-5, err_msg=k)
+        compared += 1
+    assert compared >= 10
+    # NumPy starts rest the lowest foot point on the floor, as the env's do.
+    play_task = play.Exported({}, config, mj_model, task, body, None)
+    play.reset(play_task, data, play.numpy_draws(np.random.default_rng(0)))
+    assert abs(tasks.lowest_point(body, data)) < 1e-9
+
+
+def env_draws(config, seed, episodes):
+    """episode -> play.Draws that replay the random stream of evaluate.py's episode from `seed`: the keys that
+    evaluation.evaluation_rollout hands to each env, split as envs.build_env's reset and step split them."""
+    steps = config["episode_length"]
+
+    @jax.jit
+    def streams(key):
+        def episode(key):
+            rng, init_key = jax.random.split(key)
+
+            def step(rng, _):
+                rng, push_key, _ = jax.random.split(rng, 3)
+                return rng, jax.random.uniform(push_key, (), minval=-jnp.pi, maxval=jnp.pi)
+
+            return jax.random.split(init_key, 3), jax.lax.scan(step, rng, None, length=steps)[1]
+
+        return jax.vmap(episode)(jax.random.split(key, episodes))
+
+    init_keys, push_angles = streams(jax.random.key(seed))
+
+    def draws(i):
+        keys = iter(init_keys[i])
+        return play.Draws(lambda shape, low, high: np.asarray(jax.random.uniform(next(keys), shape, minval=low,
+                                                                                   maxval=high)),
+                          lambda time_step: float(push_angles[i, time_step]))
+
+    return draws
+
+
+@pytest.mark.parametrize("species", SPECIES)
+def test_play_stands_as_often_as_evaluate_in_plain_mujoco(species):
+    """play.py against evaluate.py --physics mujoco --mean on the same checkpoint and the same 32 episodes: the same
+    starts and pushes (the env's random stream from the same seed), in the committed record of that command."""
+    folder = committed(species, 1)
+    with open(os.path.join(folder, "eval_mujoco_mean.json")) as f:
+        evaluated = json.load(f)
+    assert evaluated["episodes"] == 32 and "mean actions" in evaluated["policy"]
+    exported = play.load_exported(folder)
+    summary, _ = play.play_episodes(exported, 32, evaluated["seed"],
+                                    episode_draws=env_draws(exported.config, evaluated["seed"], 32))
+    assert abs(summary["success_rate"] - evaluated["success_rate"]) * 32 <= 2 + 1e-9, (summary, evaluated)
+
+
+@pytest.mark.parametrize("species", SPECIES)
+def test_play_reaches_the_targets_with_the_committed_stage3_policies(species):
+    """Most episodes reach the prey or food with the mean action (here 28, 32 and 28 of 32; evaluate.py's MJX record
+    of the mean: 0.81, 0.95 and 0.86 of 64)."""
+    summary, _ = play.play_episodes(play.load_exported(committed(species, 3)), 32, seed=5)
+    assert summary["success_rate"] >= 0.75, summary
+
+
+def test_play_never_imports_jax():
+    code = ("import runpy, sys; sys.argv = ['play.py', sys.argv[1], '--episodes', '1']; "
+            "runpy.run_path('play.py', run_name='__main__'); "
+            "loaded = [m for m in ('jax', 'jaxlib', 'flax', 'optax', 'distrax') if m in sys.modules]; "
+            "assert not loaded, loaded")
+    result = subprocess.run([sys.executable, "-c", code, committed("velociraptor", 3)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "success_rate" in result.stdout
+
+
+def test_steering_keys_move_the_target_around_the_dinosaur():
+    exported = play.load_exported(committed("trex", 3))
+    data = mujoco.MjData(exported.mj_model)
+    play.reset(exported, data, play.numpy_draws(np.random.default_rng(0)))
+    target = exported.body.target_mocap
+    ahead = tasks.facing(exported.body, data)
+    before = data.mocap_pos[target].copy()
+    play.move_target(exported, data, 265)  # Up: 0.5 m farther along the facing
+    np.testing.assert_allclose(data.mocap_pos[target][:2] - before[:2], 0.5 * ahead, atol=1e-12)
+    offset = data.mocap_pos[target] - data.qpos[:3]
+    play.move_target(exported, data, 263)  # Left: turned 0.3 rad about the pelvis, same distance and height
+    turned = data.mocap_pos[target] - data.qpos[:3]
+    assert np.linalg.norm(turned[:2]) == pytest.approx(np.linalg.norm(offset[:2]))
+    assert np.arctan2(turned[1], turned[0]) - np.arctan2(offset[1], offset[0]) == pytest.approx(0.3)
+    play.move_target(exported, data, 266)  # Page Up: 0.2 m higher
+    assert data.mocap_pos[target][2] - before[2] == pytest.approx(0.2)
+
+
+def exit_code_and_error(main, argv, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    lines = capsys.readouterr().err.strip().splitlines()
+    return exit_info.value.code, lines
+
+
+def test_bad_input_is_one_line_and_exit_code_2(tmp_path, capsys):
+    damaged = tmp_path / "damaged.msgpack"
+    damaged.write_bytes(open(os.path.join(committed("trex", 1), runs.CHECKPOINT), "rb").read()[:5000])
+    cases = [
+        (export.main, [str(tmp_path / "missing.msgpack")], "neither a checkpoint nor a run folder"),
+        (export.main, [str(damaged)], "not a readable checkpoint"),
+        (export.main, [str(tmp_path)], "neither a checkpoint nor a run folder"),
+    ]
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(os.path.join(committed("trex", 1), "policy.onnx"), alone / "policy.onnx")
+    cases.append((play.main, [str(alone / "policy.onnx")], "has no policy.json beside it"))
+    other_onnx = tmp_path / "other_onnx"
+    shutil.copytree(alone, other_onnx)
+    shutil.copy(os.path.join(committed("velociraptor", 1), "policy.json"), other_onnx / "policy.json")
+    cases.append((play.main, [str(other_onnx)], "written for another ONNX file"))
+    other_model = tmp_path / "other_model"
+    shutil.copytree(alone, other_model)
+    spec = json.loads(open(os.path.join(committed("trex", 1), "policy.json")).read())
+    spec["model"]["sha256"] = "0" * 64  # exported for an earlier trex.xml
+    (other_model / "policy.json").write_text(json.dumps(spec))
+    cases.append((play.main, [str(other_model)], "is for another model"))
+    (tmp_path / "no_json" / "policy.onnx").parent.mkdir()
+    cases.append((play.main, [str(tmp_path / "no_json")], "no ONNX policy at"))
+    for main, argv, message in cases:
+        code, lines = exit_code_and_error(main, argv, capsys)
+        assert code == 2 and len(lines) == 1 and message in lines[0], (argv, lines)
