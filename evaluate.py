@@ -62,12 +62,7 @@ def parse_args(argv):
     parser.add_argument("--physics", choices=envs.PHYSICS, default="mjx",
                         help="mjx (as trained) or mujoco (plain MuJoCo in C: the sim-to-sim check)")
     parser.add_argument("--out", help="metrics JSON (default <run folder>/eval_<physics>[_mean].json)")
-    parser.add_argument("--video", help="write the first --video-episodes episodes to this .mp4 or .gif")
-    parser.add_argument("--video-episodes", type=int, default=1)
-    parser.add_argument("--fps", type=int, default=25, help="video frame rate; frames are every k-th control step")
-    parser.add_argument("--width", type=int, default=480)
-    parser.add_argument("--height", type=int, default=320)
-    parser.add_argument("--camera", default="track", help="model camera to film with (free camera if absent)")
+    rendering.add_video_arguments(parser)
     parser.add_argument("--viewer", action="store_true", help="replay the first episode in MuJoCo's viewer")
     return parser.parse_args(argv)
 
@@ -96,11 +91,8 @@ def main(argv=None):
     args = parse_args(argv)
     training.enable_compilation_cache()
     try:
-        if args.video and os.path.splitext(args.video)[1] not in (".mp4", ".gif"):
-            raise ConfigError(f"--video {args.video}: the name must end in .mp4 or .gif")
-        if args.video and os.environ["MUJOCO_GL"] == "disable":
-            raise ConfigError("--video needs OpenGL for headless rendering: install OSMesa (Debian: apt-get install "
-                              "libosmesa6) or run on an NVIDIA GPU with EGL")
+        if args.video and rendering.video_error(args.video):
+            raise ConfigError(rendering.video_error(args.video))
         if args.viewer and not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
             raise ConfigError("--viewer needs a display (DISPLAY is not set); use --video instead")
         env, config, policy, description = env_and_policy(args)
@@ -121,14 +113,10 @@ def main(argv=None):
         runs.atomic_write(out, json.dumps(summary, indent=1) + "\n")
         print(f"wrote {out}")
     if args.video:
-        every = max(1, round(1 / (args.fps * config["ctrl_dt"])))
-        filmed = rendering.episode_poses(poses, episodes["episode_length"], args.video_episodes, every)
-        frames = rendering.render_frames(env.mj_model, filmed, args.width, args.height, args.camera)
-        fps = 1 / (every * config["ctrl_dt"])
-        runs.atomic_write(args.video, rendering.video_bytes(frames, os.path.splitext(args.video)[1], fps))
-        print(f"wrote {args.video}: {len(frames)} frames at {fps:g} fps")
+        filmed = rendering.recorded_episodes(poses, episodes["episode_length"], args.video_episodes)
+        rendering.write_video(args, env.mj_model, filmed, config["ctrl_dt"])
     if args.viewer:
-        first = rendering.episode_poses(poses, episodes["episode_length"], 1, 1)
+        first = rendering.recorded_episodes(poses, episodes["episode_length"], 1)[0]
         rendering.replay_in_viewer(env.mj_model, first, config["ctrl_dt"])
 
 

@@ -188,12 +188,15 @@ def run_episode(exported, data, draws, poses=None):
 
 def play_episodes(exported, episodes, seed, film=0, episode_draws=None):
     """`episodes` fresh episodes, their randomness from `seed` (or `episode_draws(i)`: Draws of episode i); returns
-    (summary, poses of the first `film` episodes)."""
+    (summary, the poses of each of the first `film` episodes)."""
     data, shared = mujoco.MjData(exported.mj_model), numpy_draws(np.random.default_rng(seed))
-    records, poses, inference_s, start = [], [], 0.0, time.perf_counter()
+    records, films, inference_s, start = [], [], 0.0, time.perf_counter()
     for i in range(episodes):
         draws = episode_draws(i) if episode_draws else shared
-        record, seconds = run_episode(exported, data, draws, poses if i < film else None)
+        poses = [] if i < film else None
+        record, seconds = run_episode(exported, data, draws, poses)
+        if poses is not None:
+            films.append(np.array(poses))
         records.append(record)
         inference_s += seconds
     wall_s = time.perf_counter() - start
@@ -207,7 +210,7 @@ def play_episodes(exported, episodes, seed, film=0, episode_draws=None):
                            f"mean actions", steps=steps, wall_s=wall_s,
                     realtime_factor=steps * exported.config["ctrl_dt"] / wall_s,
                     inference_us_per_step=1e6 * inference_s / steps)
-    return summary, poses
+    return summary, films
 
 
 def move_target(exported, data, key):
@@ -262,12 +265,7 @@ def parse_args(argv):
     parser.add_argument("--episodes", type=int, default=16, help="headless: episodes from fresh random starts")
     parser.add_argument("--seed", type=int, default=1_000_000, help="seed of the start states and pushes")
     parser.add_argument("--out", help="write the metrics as JSON here")
-    parser.add_argument("--video", help="write the first --video-episodes episodes to this .mp4 or .gif")
-    parser.add_argument("--video-episodes", type=int, default=1)
-    parser.add_argument("--fps", type=int, default=25, help="video frame rate; frames are every k-th control step")
-    parser.add_argument("--width", type=int, default=480)
-    parser.add_argument("--height", type=int, default=320)
-    parser.add_argument("--camera", default="track", help="model camera to film with (free camera if absent)")
+    rendering.add_video_arguments(parser)
     parser.add_argument("--viewer", action="store_true", help="play in MuJoCo's viewer and steer (needs a display)")
     return parser.parse_args(argv)
 
@@ -275,11 +273,8 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(argv)
     try:
-        if args.video and os.path.splitext(args.video)[1] not in (".mp4", ".gif"):
-            raise ConfigError(f"--video {args.video}: the name must end in .mp4 or .gif")
-        if args.video and os.environ["MUJOCO_GL"] == "disable":
-            raise ConfigError("--video needs OpenGL for headless rendering: install OSMesa (Debian: apt-get install "
-                              "libosmesa6) or run on an NVIDIA GPU with EGL")
+        if args.video and rendering.video_error(args.video):
+            raise ConfigError(rendering.video_error(args.video))
         if args.viewer and not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
             raise ConfigError("--viewer needs a display (DISPLAY is not set); use --episodes and --video instead")
         if args.episodes < 1:
@@ -291,7 +286,7 @@ def main(argv=None):
     if args.viewer:
         play_in_viewer(exported, args.seed)
         return
-    summary, poses = play_episodes(exported, args.episodes, args.seed, film=args.video_episodes if args.video else 0)
+    summary, films = play_episodes(exported, args.episodes, args.seed, film=args.video_episodes if args.video else 0)
     summary |= dict(command=" ".join(["python play.py", *(argv if argv is not None else sys.argv[1:])]),
                     date=time.strftime("%Y-%m-%d"), machine=files.host(["mujoco", "onnxruntime", "numpy"]))
     print("\n".join(f"{k:>24}  {v:.4g}" if isinstance(v, float) else f"{k:>24}  {v}" for k, v in summary.items()))
@@ -299,11 +294,7 @@ def main(argv=None):
         files.atomic_write(args.out, json.dumps(summary, indent=1) + "\n")
         print(f"wrote {args.out}")
     if args.video:
-        every = max(1, round(1 / (args.fps * exported.config["ctrl_dt"])))
-        frames = rendering.render_frames(exported.mj_model, poses[::every], args.width, args.height, args.camera)
-        fps = 1 / (every * exported.config["ctrl_dt"])
-        files.atomic_write(args.video, rendering.video_bytes(frames, os.path.splitext(args.video)[1], fps))
-        print(f"wrote {args.video}: {len(frames)} frames at {fps:g} fps")
+        rendering.write_video(args, exported.mj_model, films, exported.config["ctrl_dt"])
 
 
 if __name__ == "__main__":

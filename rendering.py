@@ -1,11 +1,14 @@
 """Pictures of recorded poses with MuJoCo alone (no JAX: evaluate.py and play.py both film through it): frames,
 MP4/GIF bytes, and a replay in MuJoCo's viewer. A pose is qpos followed by the mocap (target) positions."""
 
+import os
 import time
 import warnings
 
 import mujoco
 import numpy as np
+
+import files
 
 
 def set_pose(mj_model, data, pose):
@@ -39,9 +42,41 @@ def video_bytes(frames, extension, fps):
         return iio.imwrite("<bytes>", frames, extension=".mp4", fps=fps)
 
 
-def episode_poses(poses, lengths, count, every):
-    """The first `count` episodes' poses, concatenated, every `every`-th control step."""
-    return np.concatenate([poses[: int(lengths[i]): every, i] for i in range(min(count, poses.shape[1]))])
+def recorded_episodes(poses, lengths, count):
+    """The first `count` episodes of poses recorded [steps, episodes, ...] (valid below each episode's length), as a
+    list of [length, ...] arrays."""
+    return [poses[: int(lengths[i]), i] for i in range(min(count, poses.shape[1]))]
+
+
+def add_video_arguments(parser):
+    """The video flags of evaluate.py and play.py."""
+    parser.add_argument("--video", help="write the first --video-episodes episodes to this .mp4 or .gif")
+    parser.add_argument("--video-episodes", type=int, default=1)
+    parser.add_argument("--fps", type=int, default=25, help="video frame rate; frames are every k-th control step")
+    parser.add_argument("--width", type=int, default=480)
+    parser.add_argument("--height", type=int, default=320)
+    parser.add_argument("--camera", default="track", help="model camera to film with (free camera if absent)")
+
+
+def video_error(path):
+    """Why no video can be written to `path` here (one line), or None."""
+    if os.path.splitext(path)[1] not in (".mp4", ".gif"):
+        return f"--video {path}: the name must end in .mp4 or .gif"
+    if os.environ.get("MUJOCO_GL") == "disable":
+        return ("--video needs OpenGL for headless rendering: install OSMesa (Debian: apt-get install libosmesa6) or "
+                "run on an NVIDIA GPU with EGL")
+    return None
+
+
+def write_video(args, mj_model, episodes, ctrl_dt):
+    """Film `episodes` (arrays of poses, one per control step) into `args.video`, every k-th step for about
+    `args.fps` frames per second."""
+    every = max(1, round(1 / (args.fps * ctrl_dt)))
+    frames = render_frames(mj_model, np.concatenate([poses[::every] for poses in episodes]), args.width, args.height,
+                           args.camera)
+    fps = 1 / (every * ctrl_dt)
+    files.atomic_write(args.video, video_bytes(frames, os.path.splitext(args.video)[1], fps))
+    print(f"wrote {args.video}: {len(frames)} frames at {fps:g} fps")
 
 
 def replay_in_viewer(mj_model, poses, ctrl_dt):

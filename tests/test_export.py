@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 
+import imageio.v3 as iio
 import jax
 import jax.numpy as jnp
 import mujoco
@@ -179,15 +180,18 @@ def test_play_reaches_the_targets_with_the_committed_stage3_policies(species):
     assert summary["success_rate"] >= 0.75, summary
 
 
-def test_play_never_imports_jax():
-    code = ("import runpy, sys; sys.argv = ['play.py', sys.argv[1], '--episodes', '1']; "
-            "runpy.run_path('play.py', run_name='__main__'); "
+def test_play_never_imports_jax_and_films(tmp_path):
+    video = tmp_path / "strike.gif"
+    code = ("import runpy, sys; sys.argv = ['play.py', *sys.argv[1:]]; runpy.run_path('play.py', run_name='__main__'); "
             "loaded = [m for m in ('jax', 'jaxlib', 'flax', 'optax', 'distrax') if m in sys.modules]; "
             "assert not loaded, loaded")
-    result = subprocess.run([sys.executable, "-c", code, committed("velociraptor", 3)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-c", code, committed("velociraptor", 3), "--episodes", "1", "--video",
+                             str(video)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "success_rate" in result.stdout
+    frames = iio.imread(video, index=None)
+    length = int(next(line.split()[-1] for line in result.stdout.splitlines() if "episode_length" in line.split()))
+    assert frames.shape[0] == -(-length // 2) and frames.std() > 10  # 50 Hz control filmed at 25 fps, not blank
 
 
 def test_steering_keys_move_the_target_around_the_dinosaur():
