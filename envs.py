@@ -158,7 +158,7 @@ def build_env(name, config, mj_model, task, physics="mjx"):
 
     def reset(key):
         key, init_key = jax.random.split(key)
-        init_keys = iter(jax.random.split(init_key, 3))  # a start draws at most three times (Task.init)
+        init_keys = iter([init_key] if task.draws == 1 else jax.random.split(init_key, task.draws))
 
         def uniform(shape, low, high):
             return jax.random.uniform(next(init_keys), shape, minval=low, maxval=high)

@@ -1,7 +1,7 @@
 """Take a trained policy out of JAX: `policy.onnx` and `policy.json`, for play.py or any ONNX runtime.
 
     python export.py results/trex_curriculum_cpu_seed0/trex_stage1     # writes policy.onnx and policy.json there
-    python export.py results/trex_curriculum_cpu_seed0                 # every stage of a curriculum (or runs of a group)
+    python export.py results/trex_curriculum_cpu_seed0                 # each stage of a curriculum (or run of a group)
     python export.py path/to/checkpoint.msgpack --out exported/trex    # a checkpoint file, into a folder
 
 policy.onnx has one float32 input `obs` [batch, observation_size] and one output `action` [batch, action_size]: the
@@ -30,14 +30,13 @@ import onnx  # noqa: E402
 import onnxruntime  # noqa: E402
 
 import envs  # noqa: E402
+import play  # noqa: E402
 import ppo_mjx  # noqa: E402
 import runs  # noqa: E402
 import tasks  # noqa: E402
 import training  # noqa: E402
 from configs import ConfigError, from_saved, get_config  # noqa: E402
 
-FORMAT = "dino-mjx-policy-1"
-POLICY_ONNX, POLICY_JSON = "policy.onnx", "policy.json"
 TOLERANCE = 1e-5  # largest difference allowed between an ONNX action and JAX's
 
 
@@ -80,11 +79,11 @@ def policy_spec(env_name, config, mj_model, checkpoint, checkpoint_bytes, onnx_b
     with open(os.path.join(tasks.MODELS_DIR, config["model"]), "rb") as f:
         model_sha256 = sha256(f.read())
     return dict(
-        format=FORMAT,
+        format=play.FORMAT,
         env=env_name, species=species, stage=int(stage), task=config["task"],
         model=dict(file=config["model"], sha256=model_sha256, mujoco=mujoco.__version__),
         ctrl_dt=config["ctrl_dt"], sim_dt=config["sim_dt"],
-        onnx=dict(file=POLICY_ONNX, sha256=sha256(onnx_bytes), input="obs", output="action"),
+        onnx=dict(file=play.POLICY_ONNX, sha256=sha256(onnx_bytes), input="obs", output="action"),
         observation=dict(size=layout[-1]["stop"], groups=layout,
                          joints=[mj_model.joint(i).name for i in range(1, mj_model.njnt)]),
         action=dict(
@@ -132,11 +131,11 @@ def export(checkpoint_path, out):
     onnx_bytes = model.SerializeToString()
     error = check_against_jax(act, onnx_bytes, policy["normalizer"])
     spec = policy_spec(env_name, config, env.mj_model, checkpoint, checkpoint_bytes, onnx_bytes)
-    runs.atomic_write(os.path.join(out, POLICY_ONNX), onnx_bytes)
-    runs.atomic_write(os.path.join(out, POLICY_JSON), json.dumps(spec, indent=1) + "\n")
-    print(f"{env_name}: wrote {os.path.join(out, POLICY_ONNX)} ({len(onnx_bytes) / 1e3:.0f} kB; max |ONNX - JAX| "
-          f"{error:.1e}) and {POLICY_JSON}")
-    return os.path.join(out, POLICY_JSON)
+    runs.atomic_write(os.path.join(out, play.POLICY_ONNX), onnx_bytes)
+    runs.atomic_write(os.path.join(out, play.POLICY_JSON), json.dumps(spec, indent=1) + "\n")
+    print(f"{env_name}: wrote {os.path.join(out, play.POLICY_ONNX)} ({len(onnx_bytes) / 1e3:.0f} kB; max |ONNX - JAX| "
+          f"{error:.1e}) and {play.POLICY_JSON}")
+    return os.path.join(out, play.POLICY_JSON)
 
 
 def main(argv=None):

@@ -36,7 +36,9 @@ import rendering  # noqa: E402
 import tasks  # noqa: E402
 from configs import ConfigError  # noqa: E402
 
-FORMAT = "dino-mjx-policy-1"  # export.FORMAT (export.py imports JAX, so it is not imported here)
+FORMAT = "dino-mjx-policy-1"  # of policy.json, written by export.py
+POLICY_ONNX, POLICY_JSON = "policy.onnx", "policy.json"
+KEY_PUSH_SPEED = 0.5  # (m/s) the P key's push in a stage without pushes
 KEYS = {  # GLFW key codes the viewer hands to play.py, and what each does
     265: ("Up", "target 0.5 m farther along the dinosaur's facing"),
     264: ("Down", "target 0.5 m nearer"),
@@ -44,7 +46,7 @@ KEYS = {  # GLFW key codes the viewer hands to play.py, and what each does
     262: ("Right", "turn the target 0.3 rad to the right"),
     266: ("Page Up", "target 0.2 m higher"),
     267: ("Page Down", "target 0.2 m lower"),
-    80: ("P", "push the dinosaur in a random direction"),
+    80: ("P", f"push the dinosaur in a random direction (the stage's push speed, or {KEY_PUSH_SPEED} m/s)"),
     82: ("R", "start a new episode"),
 }
 
@@ -73,8 +75,8 @@ def sha256_of(path):
 def load_exported(source):
     """The export at `source` (policy.onnx, or the folder holding it and its policy.json); ConfigError, in one line,
     when a file is missing, damaged or made for another model."""
-    onnx_path = os.path.join(source, "policy.onnx") if os.path.isdir(source) else source
-    json_path = os.path.join(os.path.dirname(os.path.abspath(onnx_path)), "policy.json")
+    onnx_path = os.path.join(source, POLICY_ONNX) if os.path.isdir(source) else source
+    json_path = os.path.join(os.path.dirname(os.path.abspath(onnx_path)), POLICY_JSON)
     if not os.path.isfile(onnx_path):
         raise ConfigError(f"no ONNX policy at {onnx_path} (export.py writes one)")
     if not os.path.isfile(json_path):
@@ -86,16 +88,19 @@ def load_exported(source):
         raise ConfigError(f"{json_path} is not readable JSON: {error}") from None
     if not isinstance(spec, dict) or spec.get("format") != FORMAT:
         raise ConfigError(f"{json_path} is not a {FORMAT} file")
-    if sha256_of(onnx_path) != spec["onnx"]["sha256"]:
+    try:
+        onnx_sha256, model_file, model_sha256 = spec["onnx"]["sha256"], spec["model"]["file"], spec["model"]["sha256"]
+        config, actuators, obs_size = spec["config"], spec["action"]["actuators"], spec["observation"]["size"]
+    except (KeyError, TypeError) as error:
+        raise ConfigError(f"{json_path} lacks {error} (not written by this export.py?)") from None
+    if sha256_of(onnx_path) != onnx_sha256:
         raise ConfigError(f"{json_path} was written for another ONNX file than {onnx_path} (SHA-256 differs)")
-    config = spec["config"]
-    model_path = os.path.join(tasks.MODELS_DIR, spec["model"]["file"])
-    if not os.path.isfile(model_path) or sha256_of(model_path) != spec["model"]["sha256"]:
+    model_path = os.path.join(tasks.MODELS_DIR, model_file)
+    if not os.path.isfile(model_path) or sha256_of(model_path) != model_sha256:
         raise ConfigError(f"{json_path} is for another model than {model_path} (missing, or its SHA-256 differs)")
     mj_model = tasks.load_model(config)
-    actuators = [mj_model.actuator(i).name for i in range(mj_model.nu)]
-    if actuators != spec["action"]["actuators"]:
-        raise ConfigError(f"{json_path} drives actuators {spec['action']['actuators']}, the model has {actuators}")
+    if actuators != [mj_model.actuator(i).name for i in range(mj_model.nu)]:
+        raise ConfigError(f"{json_path} drives actuators {actuators}, which {model_file} does not have in that order")
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1  # one small MLP per step: threads cost more than they give
     try:
@@ -103,9 +108,8 @@ def load_exported(source):
     except Exception as error:  # onnxruntime raises its own types for files it cannot parse
         raise ConfigError(f"{onnx_path} is not a loadable ONNX model: {str(error).splitlines()[0]}") from None
     obs_shape = session.get_inputs()[0].shape
-    if obs_shape[-1] != spec["observation"]["size"]:
-        raise ConfigError(f"{onnx_path} takes observations of size {obs_shape[-1]}, policy.json says "
-                          f"{spec['observation']['size']}")
+    if obs_shape[-1] != obs_size:
+        raise ConfigError(f"{onnx_path} takes observations of size {obs_shape[-1]}, policy.json says {obs_size}")
     task = tasks.TASKS[config["task"]](config, mj_model, np)
     return Exported(spec, config, mj_model, task, tasks.legged_body(config, mj_model, np), session)
 
@@ -121,7 +125,8 @@ class Draws:
 
 
 def numpy_draws(rng):
-    return Draws(lambda shape, low, high: rng.uniform(low, high, size=shape), lambda time_step: rng.uniform(-np.pi, np.pi))
+    return Draws(lambda shape, low, high: rng.uniform(low, high, size=shape),
+                 lambda time_step: rng.uniform(-np.pi, np.pi))
 
 
 def reset(exported, data, draws):
@@ -140,9 +145,9 @@ def reset(exported, data, draws):
     return exported.task.observe(data, np.zeros(model.nu))
 
 
-def push(exported, data, angle):
-    """Kick the pelvis horizontally at the config's push speed, in the direction `angle` (rad)."""
-    data.qvel[:2] += exported.config["push_speed"] * np.array([np.cos(angle), np.sin(angle)])
+def push(data, speed, angle):
+    """Kick the pelvis horizontally at `speed` (m/s) in the direction `angle` (rad)."""
+    data.qvel[:2] += speed * np.array([np.cos(angle), np.sin(angle)])
 
 
 def control_step(exported, data, action, draws, time_step):
@@ -151,7 +156,7 @@ def control_step(exported, data, action, draws, time_step):
     config = exported.config
     data.ctrl[:] = exported.task.action_to_ctrl(np.clip(action, -1.0, 1.0))
     if config.get("push_interval") and time_step > 0 and time_step % config["push_interval"] == 0:
-        push(exported, data, draws.push_angle(time_step))
+        push(data, config["push_speed"], draws.push_angle(time_step))
     mujoco.mj_step(exported.mj_model, data, nstep=round(config["ctrl_dt"] / config["sim_dt"]))
     mujoco.mj_forward(exported.mj_model, data)
 
@@ -173,7 +178,8 @@ def run_episode(exported, data, draws, poses=None):
         finite = bool(np.all(np.isfinite(data.qpos)) and np.all(np.isfinite(data.qvel)))
         failed = not finite or bool(task.is_terminated(data))
         terms = task.reward_terms(data, action, prev_action) if finite else {}
-        record["episode_return"] += sum(weights[k] * float(v) for k, v in terms.items()) + failed * weights["termination"]
+        reward = sum(weights[k] * float(v) for k, v in terms.items()) + failed * weights["termination"]
+        record["episode_return"] += reward
         measures = {k: float(v) if finite else 0.0 for k, v in task.measure(data).items()}
         sums = {k: sums.get(k, 0.0) + v for k, v in measures.items()}
         record |= measures
@@ -245,7 +251,8 @@ def play_in_viewer(exported, seed):
                     if key == 82:
                         obs, time_step = reset(exported, data, draws), 0
                     elif key == 80:
-                        push(exported, data, draws.push_angle(time_step))
+                        speed = exported.config.get("push_speed", KEY_PUSH_SPEED)
+                        push(data, speed, draws.push_angle(time_step))
                     elif key in KEYS:
                         move_target(exported, data, key)
                 action = exported.act(obs)

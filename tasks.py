@@ -10,9 +10,10 @@ conventions (README, "Adding a species"; checked by model_checks.py). They share
 home pose, looked up once) and its functions: start state, observation, action-to-control, the posture reward terms,
 falling. Everything here runs on the arrays of `xp`: jax.numpy in the envs (envs.py, traced, float32) or NumPy on a
 plain `mujoco.MjData` (play.py, float64, without JAX), so the exported policy sees the observation it was trained on.
-This module imports no JAX; randomness and kinematics come in as callbacks (`Task.init`). Every stage places the mocap `target` (added by `load_model`) at reset and observes it the same way, so a
-policy carries over from stage to stage. Each task says what success is (`is_success` ends an episode,
-`episode_success` scores one in evaluation) and which metrics it measures. Adding a task is adding a factory here.
+This module imports no JAX; randomness and kinematics come in as callbacks (`Task.init`). Every stage places the
+mocap `target` (added by `load_model`) at reset and observes it the same way, so a policy carries over from stage to
+stage. Each task says what success is (`is_success` ends an episode, `episode_success` scores one in evaluation) and
+which metrics it measures. Adding a task is adding a factory here.
 """
 
 import functools
@@ -35,8 +36,8 @@ class Task:
     """What differs between envs; envs.build_env wraps it into an Env."""
 
     # (uniform, kinematics, data) -> a randomized start from `data` (blank data of the model), positions computed;
-    # uniform(shape, low, high) draws (a start draws at most three times), kinematics(data, **fields) is `data` with
-    # `fields` set and positions recomputed (MJX or MuJoCo)
+    # uniform(shape, low, high) draws (`draws` times), kinematics(data, **fields) is `data` with `fields` set and
+    # positions recomputed (MJX or MuJoCo)
     init: Callable
     observe: Callable  # (data, prev_action) -> observation vector
     action_to_ctrl: Callable  # (action in [-1, 1]) -> actuator controls
@@ -47,6 +48,7 @@ class Task:
     # (an episode's record: its measures at its last step, reached_time_limit, ...) -> bool: counted in evaluation's
     # success_rate; None: the task has no success to count.
     episode_success: Optional[Callable] = None
+    draws: int = 3  # how many times `init` calls `uniform`: the env splits the start's key so (one draw: the key as is)
 
 
 def load_model(config):
@@ -188,7 +190,7 @@ OBSERVATION_GROUPS = dict(
     joint_velocities="hinge joint velocities (rad/s), in model order",
     foot_contacts="1 where a foot touch sensor reads more than 1 N, else 0",
     previous_action="the previous action (clipped to [-1, 1]); 0 at the first step",
-    target_horizontal=f"target ahead and to the left (m) in the level pelvis frame, at most {TARGET_OBS_RANGE:g} m away",
+    target_horizontal=f"target ahead and left (m) in the level pelvis frame, at most {TARGET_OBS_RANGE:g} m away",
     target_height="target height above the pelvis (m)",
 )
 

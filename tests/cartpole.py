@@ -55,7 +55,7 @@ def cartpole_task(mj_model):
     def measure(data):
         return dict(pole_angle=jnp.abs(data.qpos[1]))
 
-    return tasks.Task(init, observe, lambda action: action, reward_terms, is_terminated, measure)
+    return tasks.Task(init, observe, lambda action: action, reward_terms, is_terminated, measure, draws=1)
 
 
 def make_cartpole_env(config=CONFIG, name="cartpole"):
