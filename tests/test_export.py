@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import mujoco
 import numpy as np
 import pytest
+from mujoco import mjx
 
 import envs
 import export
@@ -80,53 +81,55 @@ def test_export_writes_every_stage_of_a_curriculum_and_play_runs_it(tmp_path):
 
 @pytest.mark.parametrize("name", ["trex_stage1", "velociraptor_stage2", "brachiosaurus_stage3"])
 def test_numpy_observation_controls_and_rewards_equal_the_env_along_a_plain_mujoco_rollout(name):
-    env = envs.make_env(name, physics="mujoco")
-    config, mj_model = env.config, env.mj_model
+    """Along a plain-MuJoCo rollout (play.py's loop, random actions beyond [-1, 1]), the NumPy task against what the
+    env computes of the same states: as envs.py's plain-MuJoCo physics has them after each host step (float32,
+    positions and sensors from mjx.forward), the JAX task's observation, controls, reward terms and measures; and the
+    first observation of a start as the env's reset has it (positions alone, sensors zero). The env's own step is not
+    compiled here: its host callback keeps it out of the compilation cache, a minute per test on every run."""
+    config = get_config(name)
+    mj_model = tasks.load_model(config)
     task, body = tasks.TASKS[config["task"]](config, mj_model, np), tasks.legged_body(config, mj_model, np)
-    steps = 40
+    env_task, mjx_model = tasks.TASKS[config["task"]](config, mj_model, jnp), envs.put_model(mj_model)
+    exported = play.Exported({}, config, mj_model, task, body, None)
+    rng = np.random.default_rng(7)
+    draws, data, zero = play.numpy_draws(rng), mujoco.MjData(mj_model), np.zeros(mj_model.nu)
+    first = play.reset(exported, data, draws)
+    assert abs(tasks.lowest_point(body, data)) < 1e-9  # NumPy starts rest the lowest foot point on the floor
+    start = {k: getattr(data, k).copy() for k in ("qpos", "mocap_pos", "ctrl")}
+    fields = ("qpos", "qvel", "act", "ctrl", "mocap_pos", "qacc_warmstart")
+    states, actions, previous, numpy_view, prev_action = [], [], [], [], zero
+    for time_step in range(40):
+        action = np.clip(rng.uniform(-1.3, 1.3, mj_model.nu), -1.0, 1.0)
+        play.control_step(exported, data, action, draws, time_step)
+        states.append({k: getattr(data, k).copy() for k in fields})
+        numpy_view.append((task.observe(data, action), task.action_to_ctrl(action),
+                           task.reward_terms(data, action, prev_action), task.measure(data)))
+        actions.append(action)
+        previous.append(prev_action)
+        prev_action = action
+        if task.is_terminated(data):
+            break
+    assert len(states) >= 10
 
-    def rollout(key):  # one env, batched: the plain-MuJoCo physics steps a batch on the host
-        reset_key, action_key = jax.random.split(key)
-        state = jax.vmap(env.reset)(reset_key[None])
-        actions = jax.random.uniform(action_key, (steps, 1, env.action_size), minval=-1.3, maxval=1.3)
+    def after_host_step(state, action, prev_action):
+        env_data = mjx.forward(mjx_model, envs.make_data(mjx_model).replace(**state))
+        return (env_task.observe(env_data, action), env_task.action_to_ctrl(action),
+                env_task.reward_terms(env_data, action, prev_action), env_task.measure(env_data))
 
-        def step(state, action):
-            state = jax.vmap(env.step)(state, action)
-            return state, state
+    def reset_view(state):
+        return env_task.observe(mjx.kinematics(mjx_model, envs.make_data(mjx_model).replace(**state)), jnp.zeros(
+            mj_model.nu))
 
-        return state, actions, jax.lax.scan(step, state, actions)[1]
-
-    first, actions, states = jax.device_get(jax.jit(rollout)(jax.random.key(7)))
-    first = jax.tree.map(lambda x: x[0], first)
-    actions, states = actions[:, 0], jax.tree.map(lambda x: x[:, 0], states)
-    data = mujoco.MjData(mj_model)
-    for field in ("qpos", "mocap_pos", "ctrl"):
-        getattr(data, field)[:] = getattr(first.data, field)
-    mujoco.mj_kinematics(mj_model, data)  # a fresh start: positions only, sensors still zero (as in reset)
-    np.testing.assert_allclose(task.observe(data, np.zeros(mj_model.nu)), first.obs, rtol=1e-5, atol=1e-5)
-    compared = 0
-    for t in range(steps):
-        if states.terminated[t] or states.truncated[t]:
-            break  # the state was reset: its observation is a fresh start's
-        for field in ("qpos", "qvel", "act", "ctrl", "mocap_pos", "qacc_warmstart"):
-            getattr(data, field)[:] = getattr(states.data, field)[t]
-        mujoco.mj_forward(mj_model, data)
-        action = np.clip(actions[t], -1.0, 1.0)
-        np.testing.assert_allclose(task.action_to_ctrl(action), states.data.ctrl[t], rtol=1e-6, atol=1e-6)
-        np.testing.assert_allclose(task.observe(data, action), states.obs[t], rtol=1e-5, atol=1e-5)
-        previous = actions[t - 1].clip(-1, 1) if t else np.zeros(mj_model.nu)
-        terms = task.reward_terms(data, action, previous)
-        for k, v in terms.items():
-            np.testing.assert_allclose(config["reward_weights"][k] * v, states.info[f"reward/{k}"][t], rtol=1e-4,
-                                       atol=1e-4, err_msg=k)
-        for k, v in task.measure(data).items():
-            np.testing.assert_allclose(v, states.info[k][t], rtol=1e-5, atol=1e-5, err_msg=k)
-        compared += 1
-    assert compared >= 10
-    # NumPy starts rest the lowest foot point on the floor, as the env's do.
-    play_task = play.Exported({}, config, mj_model, task, body, None)
-    play.reset(play_task, data, play.numpy_draws(np.random.default_rng(0)))
-    assert abs(tasks.lowest_point(body, data)) < 1e-9
+    stack = lambda trees: jax.tree.map(lambda *x: np.stack(x), *trees)
+    env_view = jax.device_get(jax.jit(jax.vmap(after_host_step))(stack(states), np.array(actions), np.array(previous)))
+    np.testing.assert_allclose(first, jax.jit(reset_view)(start), rtol=1e-5, atol=1e-5)
+    mine = stack(numpy_view)
+    np.testing.assert_allclose(mine[0], env_view[0], rtol=1e-5, atol=1e-5)  # observations
+    np.testing.assert_allclose(mine[1], env_view[1], rtol=1e-6, atol=1e-6)  # controls
+    for k in mine[2]:
+        np.testing.assert_allclose(mine[2][k], env_view[2][k], rtol=1e-4, atol=1e-4, err_msg=k)
+    for k in mine[3]:
+        np.testing.assert_allclose(mine[3][k], env_view[3][k], rtol=1e-5, atol=1e-5, err_msg=k)
 
 
 def env_draws(config, seed, episodes):
