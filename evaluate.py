@@ -91,8 +91,8 @@ def main(argv=None):
     args = parse_args(argv)
     training.enable_compilation_cache()
     try:
-        if args.video and rendering.video_error(args.video):
-            raise ConfigError(rendering.video_error(args.video))
+        if args.video:
+            rendering.check_video(args.video)
         if args.viewer and not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
             raise ConfigError("--viewer needs a display (DISPLAY is not set); use --video instead")
         env, config, policy, description = env_and_policy(args)

@@ -18,6 +18,7 @@ startup.before_jax()
 
 import argparse  # noqa: E402
 import hashlib  # noqa: E402
+import importlib.metadata  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
@@ -71,7 +72,7 @@ def observation_layout(config, mj_model):
     return layout
 
 
-def policy_spec(env_name, config, mj_model, checkpoint, checkpoint_bytes, onnx_bytes):
+def policy_spec(env_name, config, mj_model, checkpoint, checkpoint_bytes, onnx_bytes, onnx_error):
     """The contents of policy.json."""
     species, _, stage = env_name.rpartition("_stage")
     home = mj_model.keyframe("home")
@@ -83,7 +84,9 @@ def policy_spec(env_name, config, mj_model, checkpoint, checkpoint_bytes, onnx_b
         env=env_name, species=species, stage=int(stage), task=config["task"],
         model=dict(file=config["model"], sha256=model_sha256, mujoco=mujoco.__version__),
         ctrl_dt=config["ctrl_dt"], sim_dt=config["sim_dt"],
-        onnx=dict(file=play.POLICY_ONNX, sha256=sha256(onnx_bytes), input="obs", output="action"),
+        onnx=dict(file=play.POLICY_ONNX, sha256=sha256(onnx_bytes), input="obs", output="action",
+                  max_abs_difference_from_jax=onnx_error, jax2onnx=importlib.metadata.version("jax2onnx"),
+                  onnxruntime=onnxruntime.__version__),
         observation=dict(size=layout[-1]["stop"], groups=layout,
                          joints=[mj_model.joint(i).name for i in range(1, mj_model.njnt)]),
         action=dict(
@@ -130,7 +133,7 @@ def export(checkpoint_path, out):
     onnx.helper.set_model_props(model, dict(env=env_name, checkpoint_sha256=sha256(checkpoint_bytes)))
     onnx_bytes = model.SerializeToString()
     error = check_against_jax(act, onnx_bytes, policy["normalizer"])
-    spec = policy_spec(env_name, config, env.mj_model, checkpoint, checkpoint_bytes, onnx_bytes)
+    spec = policy_spec(env_name, config, env.mj_model, checkpoint, checkpoint_bytes, onnx_bytes, error)
     runs.atomic_write(os.path.join(out, play.POLICY_ONNX), onnx_bytes)
     runs.atomic_write(os.path.join(out, play.POLICY_JSON), json.dumps(spec, indent=1) + "\n")
     print(f"{env_name}: wrote {os.path.join(out, play.POLICY_ONNX)} ({len(onnx_bytes) / 1e3:.0f} kB; max |ONNX - JAX| "

@@ -280,8 +280,8 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(argv)
     try:
-        if args.video and rendering.video_error(args.video):
-            raise ConfigError(rendering.video_error(args.video))
+        if args.video:
+            rendering.check_video(args.video)
         if args.viewer and not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
             raise ConfigError("--viewer needs a display (DISPLAY is not set); use --episodes and --video instead")
         if args.episodes < 1:

@@ -9,6 +9,7 @@ import mujoco
 import numpy as np
 
 import files
+from configs import ConfigError
 
 
 def set_pose(mj_model, data, pose):
@@ -58,14 +59,13 @@ def add_video_arguments(parser):
     parser.add_argument("--camera", default="track", help="model camera to film with (free camera if absent)")
 
 
-def video_error(path):
-    """Why no video can be written to `path` here (one line), or None."""
+def check_video(path):
+    """ConfigError (one line) unless a video can be written to `path` here."""
     if os.path.splitext(path)[1] not in (".mp4", ".gif"):
-        return f"--video {path}: the name must end in .mp4 or .gif"
+        raise ConfigError(f"--video {path}: the name must end in .mp4 or .gif")
     if os.environ.get("MUJOCO_GL") == "disable":
-        return ("--video needs OpenGL for headless rendering: install OSMesa (Debian: apt-get install libosmesa6) or "
-                "run on an NVIDIA GPU with EGL")
-    return None
+        raise ConfigError("--video needs OpenGL for headless rendering: install OSMesa (Debian: apt-get install "
+                          "libosmesa6) or run on an NVIDIA GPU with EGL")
 
 
 def write_video(args, mj_model, episodes, ctrl_dt):

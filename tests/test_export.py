@@ -22,6 +22,7 @@ import ppo_mjx
 import runs
 import tasks
 import training
+from benchmarks.play_vs_evaluate import env_draws
 from configs import from_saved, get_config
 from test_species import SPECIES
 
@@ -130,35 +131,6 @@ def test_numpy_observation_controls_and_rewards_equal_the_env_along_a_plain_mujo
         np.testing.assert_allclose(mine[2][k], env_view[2][k], rtol=1e-4, atol=1e-4, err_msg=k)
     for k in mine[3]:
         np.testing.assert_allclose(mine[3][k], env_view[3][k], rtol=1e-5, atol=1e-5, err_msg=k)
-
-
-def env_draws(config, seed, episodes):
-    """episode -> play.Draws that replay the random stream of evaluate.py's episode from `seed`: the keys that
-    evaluation.evaluation_rollout hands to each env, split as envs.build_env's reset and step split them."""
-    steps = config["episode_length"]
-
-    @jax.jit
-    def streams(key):
-        def episode(key):
-            rng, init_key = jax.random.split(key)
-
-            def step(rng, _):
-                rng, push_key, _ = jax.random.split(rng, 3)
-                return rng, jax.random.uniform(push_key, (), minval=-jnp.pi, maxval=jnp.pi)
-
-            return jax.random.split(init_key, 3), jax.lax.scan(step, rng, None, length=steps)[1]
-
-        return jax.vmap(episode)(jax.random.split(key, episodes))
-
-    init_keys, push_angles = streams(jax.random.key(seed))
-
-    def draws(i):
-        keys = iter(init_keys[i])
-        return play.Draws(lambda shape, low, high: np.asarray(jax.random.uniform(next(keys), shape, minval=low,
-                                                                                   maxval=high)),
-                          lambda time_step: float(push_angles[i, time_step]))
-
-    return draws
 
 
 @pytest.mark.parametrize("species", SPECIES)
