@@ -153,8 +153,11 @@ def build_env(name, config, mj_model, task, physics="mjx"):
     zero_action = jnp.zeros(mj_model.nu)
     default_params = env_params(config)
 
+    # One traced program for every start's position updates (traced once, not at each call; same numbers).
+    positions = jax.jit(lambda data: mjx.kinematics(mjx_model, data))
+
     def kinematics(data, **fields):
-        return mjx.kinematics(mjx_model, data.replace(**fields))
+        return positions(data.replace(**fields))
 
     def reset(key):
         key, init_key = jax.random.split(key)
