@@ -165,43 +165,59 @@ def stage_files(out, stage):
     return untimed(decisions), untimed(checkpoint["rows"]), checkpoint["runner"]
 
 
-@pytest.mark.parametrize("stage, killed_at", [("cartpole_stage1", 4), ("cartpole_stage2", 3)])
-def test_a_killed_and_resumed_curriculum_ends_as_an_uninterrupted_one(cartpole_curriculum, tmp_path, capsys, stage,
-                                                                      killed_at):
-    """Killed right after a gate decision and before its checkpoint (stage 1: the decision that passes the gate),
-    then resumed from the folder alone: the decision is made again and everything ends as straight through."""
-    straight, records = cartpole_curriculum
-    out = str(tmp_path / "curriculum")
+def killing_gates(kills):
+    """curriculum.make_gate whose gate raises Killed right after deciding at (stage, update) in `kills`, before the
+    checkpoint of that update; each kill happens once."""
     make_gate = curriculum.make_gate
+    pending = set(kills)
 
     def killing_gate(gate, path, previous=()):
         after_chunk, outcome = make_gate(gate, path, previous)
 
         def killing_after_chunk(progress):
             ended = after_chunk(progress)
-            if os.path.basename(os.path.dirname(path)) == stage and progress.update == killed_at:
+            kill = (os.path.basename(os.path.dirname(path)), progress.update)
+            if kill in pending:
+                pending.remove(kill)
                 raise Killed
             return ended
 
         return killing_after_chunk, outcome
 
+    return killing_gate
+
+
+def test_a_killed_and_resumed_curriculum_ends_as_an_uninterrupted_one(cartpole_curriculum, tmp_path, capsys):
+    """Killed right after a gate decision and before its checkpoint, once in each stage (stage 1: the decision that
+    passes the gate), each time resumed from the folder alone: the decision is made again and everything ends as
+    straight through."""
+    straight, records = cartpole_curriculum
+    out = str(tmp_path / "curriculum")
+    kills = [("cartpole_stage1", 4), ("cartpole_stage2", 3)]
+
+    def assert_killed_after_deciding(stage, update):
+        gate = json.load(open(os.path.join(out, stage, "gate.json")))["decisions"]
+        assert gate[-1]["update"] == update and runs.read_checkpoint(
+            os.path.join(out, stage, runs.CHECKPOINT))["update"] == update - 1  # the decision outlived its checkpoint
+
     with cartpole_stages() as patch:
-        patch.setattr(curriculum, "make_gate", killing_gate)
+        patch.setattr(curriculum, "make_gate", killing_gates(kills))
         with pytest.raises(Killed):
             curriculum.run_curriculum("cartpole", 0, out)
-    gate = json.load(open(os.path.join(out, stage, "gate.json")))["decisions"]
-    assert gate[-1]["update"] == killed_at and runs.read_checkpoint(
-        os.path.join(out, stage, runs.CHECKPOINT))["update"] == killed_at - 1  # the decision outlived its checkpoint
-    capsys.readouterr()
-    with cartpole_stages():
+        assert_killed_after_deciding(*kills[0])
+        capsys.readouterr()
+        with pytest.raises(Killed):
+            cli.main(["--resume", out])  # resumed in stage 1, killed again in stage 2
+        assert "from update 3" in capsys.readouterr().out
+        assert_killed_after_deciding(*kills[1])
         code, stdout, err = run_main(cli.main, ["--resume", out], capsys)
     assert code == 0, err
-    assert f"from update {killed_at - 1}" in stdout
+    assert "from update 2" in stdout
     saved = json.load(open(os.path.join(out, "curriculum.json")))
     timeless = lambda r: {k: v for k, v in r.items() if k not in ("train_wall_s", "machine")}
     assert [timeless(r) for r in saved["stages"]] == [timeless(r) for r in json.loads(json.dumps(records))]
-    assert [(s["from_stage"], s["from_update"]) for s in saved["sessions"]] == [("cartpole_stage1", None),
-                                                                                 (stage, killed_at - 1)]
+    assert [(s["from_stage"], s["from_update"]) for s in saved["sessions"]] == [
+        ("cartpole_stage1", None), *((stage, killed_at - 1) for stage, killed_at in kills)]
     for name in ["cartpole_stage1", "cartpole_stage2"]:
         resumed, uninterrupted = stage_files(out, name), stage_files(straight, name)
         assert resumed[:2] == uninterrupted[:2]
