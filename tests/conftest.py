@@ -6,10 +6,6 @@ sys.path[:0] = [os.path.dirname(HERE), HERE]
 
 # Test files run in two processes (pytest.ini): on a GPU, neither may take most of its memory up front.
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
-# Most of the suite's time is XLA compiling MJX programs for the CPU. Its older loop emitters compile them about a
-# quarter faster than the default fusion emitters, and the programs run as fast; results differ in the last bits only.
-# (Subprocesses the tests start inherit it.)
-os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --xla_cpu_use_fusion_emitters=false".strip()
 
 import startup  # noqa: E402
 
