@@ -99,12 +99,17 @@ def make_data(model, impl="jax"):
     return mjx.make_data(model, device=jax.local_devices()[0], impl=impl)
 
 
+# MJX's functions jitted once for the process, the model an argument: JAX then traces each once per model layout (every
+# stage of a species shares one) and every program built from any env of that layout reuses the trace.
+mjx_step, mjx_forward, mjx_kinematics = jax.jit(mjx.step), jax.jit(mjx.forward), jax.jit(mjx.kinematics)
+
+
 def mjx_physics(mj_model, n_substeps, impl):
     """(data) -> data after `n_substeps` MJX steps of implementation `impl`."""
     mjx_model = put_model(mj_model, impl)
 
     def substep(data, _):
-        return mjx.step(mjx_model, data), None
+        return mjx_step(mjx_model, data), None
 
     return lambda data: jax.lax.scan(substep, data, None, length=n_substeps)[0]
 
@@ -133,7 +138,7 @@ def mujoco_physics(mj_model, n_substeps):
         state = tuple(getattr(data, field) for field in state_fields)
         shapes = tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in state)
         state = jax.pure_callback(host_steps, shapes, *state, vmap_method="expand_dims")
-        return mjx.forward(mjx_model, data.replace(**dict(zip(state_fields, state))))
+        return mjx_forward(mjx_model, data.replace(**dict(zip(state_fields, state))))
 
     return physics
 
@@ -153,11 +158,8 @@ def build_env(name, config, mj_model, task, physics="mjx"):
     zero_action = jnp.zeros(mj_model.nu)
     default_params = env_params(config)
 
-    # One traced program for every start's position updates (traced once, not at each call; same numbers).
-    positions = jax.jit(lambda data: mjx.kinematics(mjx_model, data))
-
     def kinematics(data, **fields):
-        return positions(data.replace(**fields))
+        return mjx_kinematics(mjx_model, data.replace(**fields))
 
     def reset(key):
         key, init_key = jax.random.split(key)

@@ -93,8 +93,8 @@ def main(argv=None):
     try:
         if args.video:
             rendering.check_video(args.video)
-        if args.viewer and not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
-            raise ConfigError("--viewer needs a display (DISPLAY is not set); use --video instead")
+        if args.viewer:
+            rendering.check_viewer("--video")
         env, config, policy, description = env_and_policy(args)
         start = time.monotonic()
         episodes, poses = evaluation.evaluate(env, policy, jax.random.key(args.seed), args.episodes)

@@ -282,8 +282,8 @@ def main(argv=None):
     try:
         if args.video:
             rendering.check_video(args.video)
-        if args.viewer and not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
-            raise ConfigError("--viewer needs a display (DISPLAY is not set); use --episodes and --video instead")
+        if args.viewer:
+            rendering.check_viewer("--episodes and --video")
         if args.episodes < 1:
             raise ConfigError(f"--episodes {args.episodes}: at least 1")
         exported = load_exported(args.source)

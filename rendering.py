@@ -2,6 +2,7 @@
 MP4/GIF bytes, and a replay in MuJoCo's viewer. A pose is qpos followed by the mocap (target) positions."""
 
 import os
+import sys
 import time
 import warnings
 
@@ -66,6 +67,12 @@ def check_video(path):
     if os.environ.get("MUJOCO_GL") == "disable":
         raise ConfigError("--video needs OpenGL for headless rendering: install OSMesa (Debian: apt-get install "
                           "libosmesa6) or run on an NVIDIA GPU with EGL")
+
+
+def check_viewer(instead):
+    """ConfigError (one line) where MuJoCo's viewer cannot open a window: on Linux without a display."""
+    if not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
+        raise ConfigError(f"--viewer needs a display (DISPLAY is not set); use {instead} instead")
 
 
 def write_video(args, mj_model, episodes, ctrl_dt):

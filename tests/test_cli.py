@@ -19,6 +19,7 @@ import pytest
 import cli
 import envs
 import evaluate
+import play
 from configs import CONFIGS, CPU_DEFAULTS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -111,6 +112,15 @@ def test_warp_physics_is_refused_where_it_cannot_run(args, tmp_path, capsys):
 ])
 def test_evaluate_bad_input_gives_one_line_and_exit_2(args, message, capsys):
     assert_one_line_error(run_main(evaluate.main, args, capsys), message)
+
+
+def test_viewer_without_a_display_is_one_line(monkeypatch, capsys):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert_one_line_error(run_main(evaluate.main, ["--zero-action", "--env", "trex_stage1", "--viewer"], capsys),
+                          "--viewer needs a display (DISPLAY is not set); use --video instead")
+    assert_one_line_error(run_main(play.main, ["policy.onnx", "--viewer"], capsys),
+                          "--viewer needs a display (DISPLAY is not set); use --episodes and --video instead")
 
 
 def script(name, *args, env=None):
