@@ -86,6 +86,12 @@ def test_batch_not_divisible_by_minibatches_is_refused():
         ppo_mjx.check_config(dict(CONFIG, num_envs=10, num_steps=3, num_minibatches=4))
 
 
+def compiled(fun, *args):
+    """`fun` compiled for `args` with XLA's default CPU emitters: conftest.py has the suite compile with the older loop
+    emitters, which suit the MJX programs but compile a whole PPO training more than twice as slowly."""
+    return jax.jit(fun).lower(*args).compile(compiler_options={"xla_cpu_use_fusion_emitters": True})
+
+
 def random_policy_returns(env, episodes, key):
     """Return of each env's first episode under uniform random actions."""
     step = jax.vmap(env.step)
@@ -113,7 +119,8 @@ def test_ppo_learns_cartpole_beyond_any_random_episode():
     random_best = random_policy_returns(env, 256, jax.random.key(1)).max()
     hparams = ppo_mjx.stack([ppo_mjx.hyperparameters(c, env.default_params) for c in (CONFIG, dict(CONFIG, lr=1e-3))])
     train = ppo_mjx.make_train(CONFIG, env)
-    out = jax.jit(jax.vmap(train))(jax.random.split(jax.random.key(0), 2), hparams)
+    keys = jax.random.split(jax.random.key(0), 2)
+    out = compiled(jax.vmap(train), keys, hparams)(keys, hparams)
     runner, metrics = out["runner"], out["metrics"]
     assert metrics["episode_return"].shape == (2, CONFIG["total_timesteps"] // (64 * 32))  # per-update scalars only
     assert int(metrics["nan_resets"].sum()) == 0
@@ -262,11 +269,11 @@ def test_make_train_trains_a_plain_jax_env_as_it_is():
     unchanged: its reward per step is exactly the `alive` param."""
     env = make_plain_cartpole()
     config = dict(CONFIG, total_timesteps=64 * 32 * 40)
-    train = jax.jit(ppo_mjx.make_train(config, env))
-    metrics = train(jax.random.key(0))["metrics"]
+    train, key = ppo_mjx.make_train(config, env), jax.random.key(0)
+    metrics = compiled(train, key)(key)["metrics"]
     assert "nan_resets" not in metrics
     np.testing.assert_array_equal(metrics["reward"], 1.0)  # env.default_params
     assert metrics["episode_return"][:3].mean() < 50 and metrics["episode_return"][-3:].mean() >= 150, \
         metrics["episode_return"]
     doubled = ppo_mjx.hyperparameters(config, dict(env.default_params, alive=jnp.float32(2.0)))
-    np.testing.assert_array_equal(train(jax.random.key(0), doubled)["metrics"]["reward"], 2.0)
+    np.testing.assert_array_equal(compiled(train, key, doubled)(key, doubled)["metrics"]["reward"], 2.0)

@@ -1,0 +1,75 @@
+"""How long XLA takes to compile this project's two kinds of program on the CPU, with its default fusion emitters and
+with its older loop emitters (`--xla_cpu_use_fusion_emitters=false`, which tests/conftest.py sets for the suite):
+the T-Rex stage-1 env step (64 envs, vmapped) and the whole PPO training of the plain-JAX cartpole (tests/cartpole.py,
+40 updates), each in a fresh process without a compilation cache, and how long the compiled training then runs.
+
+    python benchmarks/compile_time.py        # writes results/compile_time_cpu.json
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EMITTERS = {"fusion (XLA's default)": "", "loop": "--xla_cpu_use_fusion_emitters=false"}
+
+
+def measure():
+    """In this process: {program: seconds} for XLA's flags as set in the environment."""
+    sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
+    import startup
+
+    startup.before_jax()
+    import jax
+    import jax.numpy as jnp
+
+    import envs
+    import ppo_mjx
+    from cartpole import CONFIG, make_plain_cartpole
+
+    env = envs.make_env("trex_stage1")
+    states = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(0), 64))
+    lowered = jax.jit(jax.vmap(env.step)).lower(states, jnp.zeros((64, env.action_size)))
+    start = time.monotonic()
+    lowered.compile()
+    figures = {"trex_step_compile_s": time.monotonic() - start}
+    cartpole = make_plain_cartpole()
+    lowered = jax.jit(ppo_mjx.make_train(dict(CONFIG, total_timesteps=64 * 32 * 40), cartpole)).lower(
+        jax.random.key(0))
+    start = time.monotonic()
+    train = lowered.compile()
+    figures["cartpole_train_compile_s"] = time.monotonic() - start
+    start = time.monotonic()
+    jax.block_until_ready(train(jax.random.key(0)))
+    figures["cartpole_train_run_s"] = time.monotonic() - start
+    return figures
+
+
+def main():
+    import runs
+    import training  # the instruction set the entry points compile for
+
+    results = {}
+    for name, flag in EMITTERS.items():
+        flags = f"{training.XLA_CPU_FLAGS} {flag}".strip()
+        result = subprocess.run([sys.executable, __file__, "--measure"], capture_output=True, text=True, cwd=ROOT,
+                                env=dict(os.environ, XLA_FLAGS=flags))
+        if result.returncode:
+            sys.exit(result.stderr[-3000:])
+        results[name] = dict(xla_flags=flags, **json.loads(result.stdout.strip().splitlines()[-1]))
+        print(name, {k: round(v, 1) for k, v in results[name].items() if k.endswith("_s")}, flush=True)
+    out = os.path.join(ROOT, "results", "compile_time_cpu.json")
+    record = dict(command="python benchmarks/compile_time.py", date=time.strftime("%Y-%m-%d"),
+                  machine=runs.machine(), emitters=results)
+    runs.atomic_write(out, json.dumps(record, indent=1) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--measure"]:
+        print(json.dumps(measure()))
+    else:
+        sys.path.insert(0, ROOT)
+        main()
