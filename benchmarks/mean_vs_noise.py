@@ -1,0 +1,86 @@
+"""Why does a stage-1 policy's mean action stand less often than its sampled actions (issue 19)? Plays each committed
+stage-1 export in plain MuJoCo (play.py's loop, no JAX) on the same fresh episodes (same seed: same starts and push
+directions) under one change at a time:
+
+- mean: the Gaussian's mean, as the export and play.py act;
+- sampled: the mean plus Gaussian noise with the policy's own learned std (what training and the gates saw);
+- noise 0.05, noise 0.1: the mean plus noise of that std on every action dimension;
+- solver: the mean, MuJoCo's solver at 10 iterations and 20 line-search iterations (the models use 2 and 6);
+- friction x0.5, friction x2: the mean, the sliding friction of the floor and the feet halved or doubled.
+
+    python benchmarks/mean_vs_noise.py [--episodes 32] [--seed 2000000]   # writes results/mean_vs_noise_cpu.json
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+import types
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import files  # noqa: E402
+import play  # noqa: E402
+import runs  # noqa: E402
+
+SPECIES = ["trex", "velociraptor", "brachiosaurus"]
+
+
+def stage1(species):
+    return os.path.join(ROOT, "results", f"{species}_curriculum_cpu_seed0", f"{species}_stage1")
+
+
+def learned_std(folder):
+    """exp(log_std) of the committed checkpoint's policy."""
+    policy = runs.read_checkpoint(os.path.join(folder, runs.CHECKPOINT))["policy"]
+    return np.exp(next(v for k, v in policy.items() if k.endswith("['log_std']")))
+
+
+def with_noise(exported, std, seed):
+    """`exported` acting with its mean plus Gaussian noise of `std` (an array per action dimension, or a number)."""
+    rng = np.random.default_rng(seed)
+    act = lambda obs: exported.act(obs) + std * rng.standard_normal(exported.mj_model.nu)
+    return types.SimpleNamespace(**vars(exported), act=act)
+
+
+def variants(folder, seed):
+    """{name: exported policy, changed as the docstring says}."""
+    plain = play.load_exported(folder)
+    solver = play.load_exported(folder)
+    solver.mj_model.opt.iterations, solver.mj_model.opt.ls_iterations = 10, 20
+    result = {"mean": plain, "sampled": with_noise(plain, learned_std(folder), seed),
+              "noise 0.05": with_noise(plain, 0.05, seed), "noise 0.1": with_noise(plain, 0.1, seed), "solver": solver}
+    for scale in (0.5, 2.0):
+        result[f"friction x{scale:g}"] = play.load_exported(folder)
+        result[f"friction x{scale:g}"].mj_model.geom_friction[:, 0] *= scale
+    return result
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=32)
+    parser.add_argument("--seed", type=int, default=2_000_000)
+    args = parser.parse_args(argv)
+    table = {}
+    for species in SPECIES:
+        folder = stage1(species)
+        table[species] = {"learned_std_mean": float(learned_std(folder).mean())}
+        for name, exported in variants(folder, args.seed + 1).items():
+            summary, _ = play.play_episodes(exported, args.episodes, args.seed)
+            table[species][name] = {k: summary[k] for k in ("success_rate", "episode_length", "pelvis_height_mean")}
+            print(f"{species:>14} {name:>12}: success {summary['success_rate']:.2f}  length "
+                  f"{summary['episode_length']:.0f}", flush=True)
+    out = os.path.join(ROOT, "results", "mean_vs_noise_cpu.json")
+    record = dict(command="python benchmarks/mean_vs_noise.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+                  date=time.strftime("%Y-%m-%d"), episodes=args.episodes, seed=args.seed,
+                  machine=files.host(["mujoco", "onnxruntime", "numpy"]), stage1=table)
+    files.atomic_write(out, json.dumps(record, indent=1) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
