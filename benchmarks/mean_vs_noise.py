@@ -12,6 +12,8 @@ directions) under one change at a time:
 """
 
 import argparse
+import copy
+import dataclasses
 import json
 import os
 import sys
@@ -26,12 +28,7 @@ sys.path.insert(0, ROOT)
 import files  # noqa: E402
 import play  # noqa: E402
 import runs  # noqa: E402
-
-SPECIES = ["trex", "velociraptor", "brachiosaurus"]
-
-
-def stage1(species):
-    return os.path.join(ROOT, "results", f"{species}_curriculum_cpu_seed0", f"{species}_stage1")
+from benchmarks.play_vs_evaluate import SPECIES, stage1  # noqa: E402
 
 
 def learned_std(folder):
@@ -47,17 +44,31 @@ def with_noise(exported, std, seed):
     return types.SimpleNamespace(**vars(exported), act=act)
 
 
+def with_model(exported, change):
+    """`exported` driving a copy of its model that `change(mj_model)` edits."""
+    mj_model = copy.copy(exported.mj_model)
+    change(mj_model)
+    return dataclasses.replace(exported, mj_model=mj_model)
+
+
+def set_solver(mj_model):
+    mj_model.opt.iterations, mj_model.opt.ls_iterations = 10, 20
+
+
+def scale_friction(scale):
+    def change(mj_model):
+        mj_model.geom_friction[:, 0] *= scale
+
+    return change
+
+
 def variants(folder, seed):
     """{name: exported policy, changed as the docstring says}."""
     plain = play.load_exported(folder)
-    solver = play.load_exported(folder)
-    solver.mj_model.opt.iterations, solver.mj_model.opt.ls_iterations = 10, 20
-    result = {"mean": plain, "sampled": with_noise(plain, learned_std(folder), seed),
-              "noise 0.05": with_noise(plain, 0.05, seed), "noise 0.1": with_noise(plain, 0.1, seed), "solver": solver}
-    for scale in (0.5, 2.0):
-        result[f"friction x{scale:g}"] = play.load_exported(folder)
-        result[f"friction x{scale:g}"].mj_model.geom_friction[:, 0] *= scale
-    return result
+    return {"mean": plain, "sampled": with_noise(plain, learned_std(folder), seed),
+            "noise 0.05": with_noise(plain, 0.05, seed), "noise 0.1": with_noise(plain, 0.1, seed),
+            "solver": with_model(plain, set_solver), "friction x0.5": with_model(plain, scale_friction(0.5)),
+            "friction x2": with_model(plain, scale_friction(2.0))}
 
 
 def main(argv=None):

@@ -161,7 +161,8 @@ def test_play_never_imports_jax_and_films(tmp_path):
             "loaded = [m for m in ('jax', 'jaxlib', 'flax', 'optax', 'distrax') if m in sys.modules]; "
             "assert not loaded, loaded")
     result = subprocess.run([sys.executable, "-c", code, committed("velociraptor", 3), "--episodes", "1", "--video",
-                             str(video), "--width", "160", "--height", "128"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+                             str(video), "--width", "160", "--height", "128"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "success_rate" in result.stdout
     frames = iio.imread(video, index=None)
