@@ -8,6 +8,7 @@ termination, NaN guard, time limit, pushes, auto-reset); a `tasks.Task` holds wh
 rewards, success). The physics is MJX, or plain MuJoCo through a host callback for sim-to-sim checks.
 """
 
+import copy
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -20,6 +21,7 @@ from mujoco import mjx
 from mujoco.mjx import warp as mjx_warp
 
 import model_checks
+import randomization
 import tasks
 from configs import ConfigError, get_config
 
@@ -35,7 +37,8 @@ class EnvState:
     time: jax.Array  # control steps since the episode began
     prev_action: jax.Array  # last (clipped) action; part of the observation
     rng: jax.Array  # key for pushes and the next reset
-    info: dict  # per-transition scalars: weighted reward terms, task measures (before reset), nan_reset
+    info: dict  # per-transition scalars: weighted reward terms, task measures (before reset), nan_reset, push_speed
+    episode: dict  # what the episode drew at reset (randomization.draw), its recent actions and next push; {} if none
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ def env_from_config(name, config, physics="mjx"):
     check_mjx_impl(config["mjx_impl"])
     mj_model = tasks.load_model(config)
     model_checks.check_model(mj_model, config)  # before anything compiles
+    randomization.check(config, mj_model)
     task = tasks.TASKS[config["task"]](config, mj_model, jnp)
     return build_env(name, config, mj_model, task, physics)
 
@@ -104,41 +108,48 @@ def make_data(model, impl="jax"):
 mjx_step, mjx_forward, mjx_kinematics = jax.jit(mjx.step), jax.jit(mjx.forward), jax.jit(mjx.kinematics)
 
 
-def mjx_physics(mj_model, n_substeps, impl):
-    """(data) -> data after `n_substeps` MJX steps of implementation `impl`."""
-    mjx_model = put_model(mj_model, impl)
+def mjx_physics(n_substeps):
+    """(model, data) -> data after `n_substeps` MJX steps of `model`."""
 
-    def substep(data, _):
-        return mjx_step(mjx_model, data), None
+    def advance(model, data):
+        def substep(data, _):
+            return mjx_step(model, data), None
 
-    return lambda data: jax.lax.scan(substep, data, None, length=n_substeps)[0]
+        return jax.lax.scan(substep, data, None, length=n_substeps)[0]
+
+    return advance
 
 
-def mujoco_physics(mj_model, n_substeps):
-    """(data) -> data after `n_substeps` steps of plain MuJoCo (C, float64, on the host through a callback); MJX then
-    recomputes the derived quantities (positions, sensors) of the new state, so observations and rewards are the same
-    functions of state as in training. The state crosses as float32 once per control step."""
-    mjx_model = put_model(mj_model)
-    mj_data = mujoco.MjData(mj_model)
+def mujoco_physics(mj_model, n_substeps, model_fields=()):
+    """(model, data) -> data after `n_substeps` steps of plain MuJoCo (C, float64, on the host through a callback); MJX
+    then recomputes the derived quantities (positions, sensors) of the new state, so observations and rewards are the
+    same functions of state as in training. The state crosses as float32 once per control step, and so do the
+    `model_fields` of `model` (an MJX model) that randomization changes: each env steps its own draws."""
+    host_model = copy.copy(mj_model) if model_fields else mj_model
+    mj_data = mujoco.MjData(host_model)
     state_fields = ("qpos", "qvel", "act", "ctrl", "qacc_warmstart", "time")
 
     def host_steps(*batch):
         batch = [np.asarray(x) for x in batch]
+        state, fields = batch[:len(state_fields)], batch[len(state_fields):]
         size = max(x.shape[0] for x in batch)
-        out = [np.empty((size,) + x.shape[1:], x.dtype) for x in batch]
+        out = [np.empty((size,) + x.shape[1:], x.dtype) for x in state]
         for i in range(size):
-            for field, x in zip(state_fields, batch):
+            for field, x in zip(model_fields, fields):
+                getattr(host_model, field)[:] = x[i % x.shape[0]]
+            for field, x in zip(state_fields, state):
                 setattr(mj_data, field, x[i % x.shape[0]])
-            mujoco.mj_step(mj_model, mj_data, nstep=n_substeps)
+            mujoco.mj_step(host_model, mj_data, nstep=n_substeps)
             for field, o in zip(state_fields, out):
                 o[i] = getattr(mj_data, field)
         return tuple(out)
 
-    def physics(data):
+    def physics(model, data):
         state = tuple(getattr(data, field) for field in state_fields)
         shapes = tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in state)
-        state = jax.pure_callback(host_steps, shapes, *state, vmap_method="expand_dims")
-        return mjx_forward(mjx_model, data.replace(**dict(zip(state_fields, state))))
+        fields = tuple(getattr(model, field) for field in model_fields)
+        state = jax.pure_callback(host_steps, shapes, *state, *fields, vmap_method="expand_dims")
+        return mjx_forward(model, data.replace(**dict(zip(state_fields, state))))
 
     return physics
 
@@ -147,50 +158,103 @@ PHYSICS = ("mjx", "mujoco")
 
 
 def build_env(name, config, mj_model, task, physics="mjx"):
-    """Wrap a Task into an Env: physics substeps, termination, NaN guard, time limit, pushes, auto-reset."""
+    """Wrap a Task into an Env: physics substeps, termination, NaN guard, time limit, pushes, domain randomization
+    (randomization.py), auto-reset."""
     n_substeps = int(round(config["ctrl_dt"] / config["sim_dt"]))
-    if physics == "mjx":
-        advance = mjx_physics(mj_model, n_substeps, config["mjx_impl"])
-    else:
-        advance = mujoco_physics(mj_model, n_substeps)
     mjx_model = put_model(mj_model, config["mjx_impl"])
+    active, noisy = randomization.ranges(config), randomization.observation_noise(config)
+    fields, where = randomization.nominal(mj_model, active, config.get("randomize", {}).get("payload_body", "pelvis"))
+    if physics == "mjx":
+        advance = mjx_physics(n_substeps)
+    else:
+        advance = mujoco_physics(mj_model, n_substeps, tuple(fields))
     blank = make_data(mj_model, config["mjx_impl"])
     zero_action = jnp.zeros(mj_model.nu)
     default_params = env_params(config)
+    shapes = randomization.draw_shapes(mj_model)
+    noise = randomization.noise_amplitudes(noisy, tasks.observation_layout(config, mj_model)) if noisy else None
+    delay = active["action_delay"][1] if "action_delay" in active else 0  # the longest delay: actions kept
+    push_interval, push_speed = config.get("push_interval"), config.get("push_speed")
+    ranged_push = bool(push_interval) and (randomization.is_range(push_interval) or randomization.is_range(push_speed))
+    draws_episode = bool(active) or bool(noisy) or ranged_push
 
     def kinematics(data, **fields):
         return mjx_kinematics(mjx_model, data.replace(**fields))
 
+    def uniform_from(key, count):
+        keys = iter([key] if count == 1 else jax.random.split(key, count))
+        return lambda shape, low, high: jax.random.uniform(next(keys), shape, minval=low, maxval=high)
+
+    def push_wait(uniform):
+        """Control steps until the next push, whole numbers in the push_interval range."""
+        low, high = randomization.as_range(push_interval)
+        return jnp.minimum(jnp.floor(uniform((), low, high + 1)), high).astype(jnp.int32)
+
+    def observe(data, prev_action, noise_key):
+        obs = task.observe(data, prev_action)
+        return obs if noise is None else obs + jax.random.uniform(noise_key, obs.shape, minval=-noise, maxval=noise)
+
     def reset(key):
-        key, init_key = jax.random.split(key)
-        init_keys = iter([init_key] if task.draws == 1 else jax.random.split(init_key, task.draws))
-
-        def uniform(shape, low, high):
-            return jax.random.uniform(next(init_keys), shape, minval=low, maxval=high)
-
-        data = task.init(uniform, kinematics, blank)
-        obs = task.observe(data, zero_action)
+        if draws_episode:
+            key, init_key, draw_key = jax.random.split(key, 3)
+        else:
+            key, init_key = jax.random.split(key)
+        data = task.init(uniform_from(init_key, task.draws), kinematics, blank)
+        episode, noise_key = {}, None
+        if draws_episode:
+            draw_key, noise_key = jax.random.split(draw_key)
+            uniform = uniform_from(draw_key, len(active) + 1)
+            episode = randomization.draw(active, shapes, uniform, jnp)
+            episode |= dict(recent_actions=jnp.zeros((delay, mj_model.nu))) if delay else {}
+            episode |= dict(next_push=push_wait(uniform)) if ranged_push else {}
+        obs = observe(data, zero_action, noise_key)
         terms = task.reward_terms(data, zero_action, zero_action)
         info = {f"reward/{k}": jnp.zeros(()) for k in [*terms, "termination"]}
         info |= {k: jnp.zeros(()) for k in task.measure(data)} | {"nan_reset": jnp.zeros(())}
+        info |= dict(push_speed=jnp.zeros(())) if ranged_push else {}
         false = jnp.zeros((), bool)
-        return EnvState(data, obs, jnp.zeros(()), false, false, obs, jnp.zeros((), jnp.int32), zero_action, key, info)
+        return EnvState(data, obs, jnp.zeros(()), false, false, obs, jnp.zeros((), jnp.int32), zero_action, key, info,
+                        episode)
 
-    def push(data, key, time):
-        """Every `push_interval` steps kick the free root joint sideways (models with a free root only)."""
-        if not config.get("push_interval"):
-            return data
-        angle = jax.random.uniform(key, (), minval=-jnp.pi, maxval=jnp.pi)
-        kick = config["push_speed"] * jnp.array([jnp.cos(angle), jnp.sin(angle)])
-        due = (time > 0) & (time % config["push_interval"] == 0)
-        return data.replace(qvel=data.qvel.at[:2].add(jnp.where(due, kick, 0.0)))
+    def push(data, key, time, episode):
+        """Kick the free root joint sideways when a push is due (models with a free root only): every `push_interval`
+        steps at `push_speed`, or, for ranges, at a speed and after a wait drawn at every push. Returns (data,
+        episode, the push's speed or 0 for ranged pushes)."""
+        if not push_interval:
+            return data, episode, None
+        if not ranged_push:
+            angle = jax.random.uniform(key, (), minval=-jnp.pi, maxval=jnp.pi)
+            kick = push_speed * jnp.array([jnp.cos(angle), jnp.sin(angle)])
+            due = (time > 0) & (time % push_interval == 0)
+            return data.replace(qvel=data.qvel.at[:2].add(jnp.where(due, kick, 0.0))), episode, None
+        uniform = uniform_from(key, 3)
+        angle = uniform((), -jnp.pi, jnp.pi)
+        speed = uniform((), *randomization.as_range(push_speed))
+        due = time == episode["next_push"]
+        episode = episode | dict(next_push=jnp.where(due, time + push_wait(uniform), episode["next_push"]))
+        kick = jnp.where(due, speed, 0.0) * jnp.array([jnp.cos(angle), jnp.sin(angle)])
+        return data.replace(qvel=data.qvel.at[:2].add(kick)), episode, jnp.where(due, speed, 0.0)
+
+    def actuate(data, action, episode):
+        """`data` with the controls of `action` as the motors see it: `action_delay` steps late, about the home pose
+        shifted by `home_offset`; and the episode's record of recent actions."""
+        if delay:
+            recent = jnp.concatenate([action[None], episode["recent_actions"]])
+            action, episode = recent[episode["action_delay"]], episode | dict(recent_actions=recent[:-1])
+        ctrl = task.action_to_ctrl(action)
+        return data.replace(ctrl=ctrl + episode["home_offset"] if "home_offset" in episode else ctrl), episode
 
     def step(state, action, params=None):
         weights = default_params if params is None else params
         action = jnp.clip(action, -1.0, 1.0)
         rng, push_key, reset_key = jax.random.split(state.rng, 3)
-        data = push(state.data.replace(ctrl=task.action_to_ctrl(action)), push_key, state.time)
-        data = advance(data)
+        noise_key = None
+        if noise is not None:
+            rng, noise_key = jax.random.split(rng)
+        data, episode = actuate(state.data, action, state.episode)
+        data, episode, pushed = push(data, push_key, state.time, episode)
+        model = mjx_model.replace(**randomization.model_values(fields, where, episode, jnp)) if fields else mjx_model
+        data = advance(model, data)
 
         finite = jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
         failed = task.is_terminated(data) | ~finite
@@ -201,18 +265,20 @@ def build_env(name, config, mj_model, task, physics="mjx"):
         terms = {k: jnp.where(finite, weights[k] * v, 0.0) for k, v in terms.items()}
         terms["termination"] = failed.astype(jnp.float32) * weights["termination"]  # float32 as from `reset`
         reward = sum(terms.values())
-        final_obs = jnp.where(finite, task.observe(data, action), 0.0)  # training never sees a NaN
+        final_obs = jnp.where(finite, observe(data, action, noise_key), 0.0)  # training never sees a NaN
         info = {f"reward/{k}": v for k, v in terms.items()}
         info |= {k: jnp.where(finite, v, 0.0) for k, v in task.measure(data).items()}
         info["nan_reset"] = (~finite).astype(jnp.float32)
+        info |= {} if pushed is None else dict(push_speed=pushed)
 
         done = terminated | truncated
         fresh = reset(reset_key)
         data = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh.data, data)
+        episode = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh.episode, episode)
         obs = jnp.where(done, fresh.obs, final_obs)
         time = jnp.where(done, 0, time)
         prev_action = jnp.where(done, zero_action, action)
-        return EnvState(data, obs, reward, terminated, truncated, final_obs, time, prev_action, rng, info)
+        return EnvState(data, obs, reward, terminated, truncated, final_obs, time, prev_action, rng, info, episode)
 
     first = jax.eval_shape(reset, jax.random.key(0))
     terms = sorted(k.removeprefix("reward/") for k in first.info if k.startswith("reward/"))

@@ -1,13 +1,14 @@
 """Evaluate a trained policy: metrics in MJX or in plain MuJoCo (sim-to-sim), a video, or MuJoCo's viewer.
 
-    python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage1                    # MJX, writes eval_mjx.json
+    python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage1                # MJX, writes eval_mjx_mean.json
     python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage1 --physics mujoco   # plain MuJoCo (C)
     python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage3 --episodes 2 --video trex.mp4   # or .gif
     python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage2 --viewer           # needs a display
     python evaluate.py --zero-action --env trex_stage1                                  # the do-nothing baseline
 
-The policy as trained (actions sampled from its Gaussian, from `--seed` as the starts and pushes are; `--mean`: the
-Gaussian's mean alone) runs `--episodes` episodes from fresh random starts. Metrics: return,
+The policy (the Gaussian's mean action, as a user deploys it; `--sampled`: actions sampled from the Gaussian, as in
+training, from `--seed` as the starts and pushes are) runs `--episodes` episodes from fresh random starts, with the
+domain randomization of its config (`--set randomize.enabled=False`: the nominal model). Metrics: return,
 episode length, share reaching the time limit, success rate, forward speed and every task metric (its value at the
 episode's end, and `<name>_mean` over the episode). `--physics mujoco` steps the same env in plain MuJoCo (C, float64)
 instead of MJX, with observations, rewards and termination computed by the same code, so the two reports compare the
@@ -54,14 +55,16 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", nargs="?", help="run folder (its checkpoint.msgpack) or a checkpoint file")
     parser.add_argument("--zero-action", action="store_true", help="evaluate action 0 (hold home) instead; needs --env")
-    parser.add_argument("--mean", action="store_true", help="act with the Gaussian's mean instead of sampling")
+    actions = parser.add_mutually_exclusive_group()
+    actions.add_argument("--mean", action="store_true", help="act with the Gaussian's mean (the default)")
+    actions.add_argument("--sampled", action="store_true", help="sample actions from the Gaussian, as in training")
     parser.add_argument("--env", help="env to evaluate in (default: the checkpoint's)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override env settings")
     parser.add_argument("--episodes", type=int, default=16, help="episodes from fresh random starts")
     parser.add_argument("--seed", type=int, default=1_000_000, help="seed of the start states and pushes")
     parser.add_argument("--physics", choices=envs.PHYSICS, default="mjx",
                         help="mjx (as trained) or mujoco (plain MuJoCo in C: the sim-to-sim check)")
-    parser.add_argument("--out", help="metrics JSON (default <run folder>/eval_<physics>[_mean].json)")
+    parser.add_argument("--out", help="metrics JSON (default <run folder>/eval_<physics>_<mean or sampled>.json)")
     rendering.add_video_arguments(parser)
     parser.add_argument("--viewer", action="store_true", help="replay the first episode in MuJoCo's viewer")
     return parser.parse_args(argv)
@@ -82,8 +85,8 @@ def env_and_policy(args):
     env_name, config, checkpoint = checkpoint_settings(path, args.env, overrides)
     env = envs.env_from_config(env_name, config, args.physics)
     policy = ppo_mjx.evaluation_policy(config, env.action_size, **training.load_policy(path, checkpoint, config, env),
-                                       mean=args.mean)
-    actions = "mean actions" if args.mean else "sampled actions"
+                                       mean=not args.sampled)
+    actions = "sampled actions" if args.sampled else "mean actions"
     return env, config, policy, f"checkpoint at update {checkpoint['update']}, {actions}"
 
 
@@ -107,7 +110,7 @@ def main(argv=None):
     except (ConfigError, runs.CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    name = f"eval_{args.physics}{'_mean' if args.mean else ''}.json"
+    name = f"eval_{args.physics}_{'sampled' if args.sampled else 'mean'}.json"
     out = args.out or (os.path.join(args.source, name) if args.source and os.path.isdir(args.source) else None)
     if out:
         runs.atomic_write(out, json.dumps(summary, indent=1) + "\n")

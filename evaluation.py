@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-WRAPPER_INFO = ("nan_reset",)  # info keys the env wrapper adds (envs.build_env): not task measures
+WRAPPER_INFO = ("nan_reset", "push_speed")  # info keys the env wrapper adds (envs.build_env): not task measures
 
 
 def zero_policy(env):

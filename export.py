@@ -60,23 +60,11 @@ def checkpoints_under(source, out):
     raise ConfigError(f"{source} is neither a checkpoint nor a run folder, nor a folder of run folders")
 
 
-def observation_layout(config, mj_model):
-    """[{name, start, stop, meaning}] of the observation, sized by running the observation itself (tasks.py)."""
-    body = tasks.legged_body(config, mj_model, np)
-    data = mujoco.MjData(mj_model)
-    mujoco.mj_forward(mj_model, data)
-    layout, start = [], 0
-    for name, group in tasks.observation_groups(body, data, np.zeros(mj_model.nu)).items():
-        layout.append(dict(name=name, start=start, stop=start + len(group), meaning=tasks.OBSERVATION_GROUPS[name]))
-        start += len(group)
-    return layout
-
-
 def policy_spec(env_name, config, mj_model, checkpoint, checkpoint_bytes, onnx_bytes, onnx_error):
     """The contents of policy.json."""
     species, _, stage = env_name.rpartition("_stage")
     home = mj_model.keyframe("home")
-    layout = observation_layout(config, mj_model)
+    layout = tasks.observation_layout(config, mj_model)
     with open(os.path.join(tasks.MODELS_DIR, config["model"]), "rb") as f:
         model_sha256 = sha256(f.read())
     return dict(

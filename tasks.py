@@ -23,6 +23,7 @@ from types import ModuleType
 from typing import Any, Callable, Optional
 
 import mujoco
+import numpy as np
 
 import rewards
 from configs import ConfigError
@@ -221,6 +222,18 @@ def observation_groups(body, data, prev_action):
 def observe(body, data, prev_action):
     """The observation: its groups concatenated in order."""
     return body.xp.concatenate(list(observation_groups(body, data, prev_action).values()))
+
+
+def observation_layout(config, mj_model):
+    """[{name, start, stop, meaning}] of the observation, sized by running the observation itself on NumPy."""
+    body = legged_body(config, mj_model, np)
+    data = mujoco.MjData(mj_model)
+    mujoco.mj_forward(mj_model, data)
+    layout, start = [], 0
+    for name, group in observation_groups(body, data, np.zeros(mj_model.nu)).items():
+        layout.append(dict(name=name, start=start, stop=start + len(group), meaning=OBSERVATION_GROUPS[name]))
+        start += len(group)
+    return layout
 
 
 def action_to_ctrl(body, action):

@@ -44,12 +44,17 @@ def enable_compilation_cache():
     jax.config.update("jax_compilation_cache_dir", os.path.expanduser("~/.cache/dino_mjx/jax"))
 
 
+EVAL_ACTIONS = ("mean", "sampled")
+
+
 def check_trainable(config):
     """ConfigError for settings the trainer cannot run."""
     try:
         ppo_mjx.check_config(config)
     except ValueError as error:
         raise ConfigError(str(error)) from None
+    if config["eval_actions"] not in EVAL_ACTIONS:
+        raise ConfigError(f"eval_actions '{config['eval_actions']}' is not one of: {', '.join(EVAL_ACTIONS)}")
 
 
 def load_policy(path, checkpoint, config, env):
@@ -207,12 +212,13 @@ def read_checkpoints(env, specs):
 
 
 def make_evaluation(env, config, layout, hparams, seeds):
-    """(runner) -> every run's evaluation summary: its policy (sampled actions) over `eval_episodes` fresh episodes
+    """(runner) -> every run's evaluation summary: its policy (`eval_actions`) over `eval_episodes` fresh episodes
     (seeds apart from training's, the same at every call), stepped with its own env params from `hparams`, all runs in
     one vmapped program compiled once (callers between chunks and the run's end share it)."""
 
     def evaluate_run(params, normalizer, run_hparams, seed):
-        policy = ppo_mjx.evaluation_policy(config, env.action_size, params, normalizer)
+        policy = ppo_mjx.evaluation_policy(config, env.action_size, params, normalizer,
+                                           mean=config["eval_actions"] == "mean")
         key = jax.random.key(seed + 1_000_000)
         return evaluation.evaluation_rollout(env, policy, key, config["eval_episodes"],
                                              run_hparams["env_params"])[0]
@@ -223,8 +229,8 @@ def make_evaluation(env, config, layout, hparams, seeds):
         episodes = jax.device_get(program(runner.train_state.params, runner.normalizer, hparams,
                                           np.asarray(seeds, np.int32)))
         return [evaluation.evaluation_summary(env, jax.tree.map(lambda x: x[i], episodes)) | dict(
-            episodes=config["eval_episodes"], physics="mjx", backend=jax.default_backend(),
-            device=str(jax.devices()[0].device_kind)) for i in range(len(seeds))]
+            episodes=config["eval_episodes"], actions=config["eval_actions"], physics="mjx",
+            backend=jax.default_backend(), device=str(jax.devices()[0].device_kind)) for i in range(len(seeds))]
 
     return evaluate
 
@@ -365,7 +371,7 @@ def finish(setup, runner, rows, wall_s, logger=None, eval_extras=None):
                  for s, r in zip(setup.evaluate(runner), rows)]
     for spec, summary in zip(setup.specs, summaries):
         runs.atomic_write(os.path.join(spec.out, "eval.json"), json.dumps(summary, indent=1))
-        print(f"evaluation of {spec.name} (sampled actions): " + "  ".join(
+        print(f"evaluation of {spec.name} ({summary['actions']} actions): " + "  ".join(
             f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in summary.items()), flush=True)
     if logger:
         log_rows(logger, setup, [[{f"eval/{k}": v for k, v in s.items()}] for s in summaries], rows[0][-1]["env_steps"])

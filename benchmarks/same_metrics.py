@@ -6,6 +6,10 @@ machine records.
 
     python benchmarks/same_metrics.py --against 1bfc6fb                 # this working tree against commit 1bfc6fb
     python benchmarks/same_metrics.py --against HEAD --root /tmp/other --no-record
+    python benchmarks/same_metrics.py --against 1bafe1a --set randomize.enabled=False --set eval_actions=sampled
+
+`--set` gives the checkout under test settings its reference predates (they turn new features off). Keys that only
+one side's JSON has are listed apart, not compared.
 
 Both are trained here, one after the other, with the shell's environment and one XLA instruction set (AVX-512 and
 AVX2 programs round differently), because floating-point results differ between CPUs: a record made on another CPU
@@ -34,7 +38,8 @@ ARGS = ["--env", "trex_stage1", "--seed", "0", "--num-envs", "32", "--total-time
         "--set", "num_minibatches=4", "--set", "episode_length=50", "--set", "eval_episodes=4",
         "--set", "log_every=4", "--set", "checkpoint_every=8"]
 EVALUATE = ["--episodes", "8", "--seed", "123", "--physics", "mjx", "--out", "FILE"]  # FILE: a JSON in a temp folder
-EVALUATIONS = {"sampled": [], "mean": ["--mean"]}
+# An older evaluate.py sampled by default and had no --sampled; an older one still had no --mean.
+EVALUATIONS = {"sampled": ["--sampled"], "mean": ["--mean"]}
 NOT_COMPARED = {"wall_s", "steps_per_s", "train_wall_s", "machine", "backend", "device", "date", "command"}
 
 
@@ -74,10 +79,11 @@ def flatten(values, prefix):
     return flat
 
 
-def train_and_evaluate(root, evaluations, tmp):
-    """({source and key: value}, updates) of the fixed run trained and evaluated by `root`'s scripts."""
+def train_and_evaluate(root, evaluations, tmp, settings=()):
+    """({source and key: value}, updates) of the fixed run trained (with `settings`, KEY=VALUE) and evaluated by
+    `root`'s scripts."""
     out = os.path.join(tmp, "run")
-    run(root, "ppo_mjx.py", *ARGS, "--out", out)
+    run(root, "ppo_mjx.py", *ARGS, *[a for s in settings for a in ("--set", s)], "--out", out)
     with open(os.path.join(out, "metrics.csv")) as f:
         rows = list(csv.DictReader(f))
     values = {f"metrics.csv update {i} {k}": v for i, row in enumerate(rows, 1) for k, v in row.items()
@@ -92,18 +98,24 @@ def train_and_evaluate(root, evaluations, tmp):
     return values, len(rows)
 
 
+def has_flag(text, flag):
+    return re.search(rf"(?<![\w-]){flag}(?![\w-])", text) is not None
+
+
 def accepted(checkouts):
-    """The evaluations whose flags every checkout's evaluate.py accepts (an older one may lack --mean)."""
+    """{checkout: {evaluation: its flags}} for the evaluations every checkout's evaluate.py can run: sampled actions
+    without --sampled where it predates that flag (it sampled by default), none with --mean where it lacks it."""
     helps = {who: run(root, "evaluate.py", "--help") for who, root in checkouts.items()}
-    evaluations = {}
-    for name, flags in EVALUATIONS.items():
-        missing = [f"evaluate.py of {who} has no {a}" for who, text in helps.items() for a in EVALUATE + flags
-                   if a.startswith("--") and not re.search(rf"(?<![\w-]){a}(?![\w-])", text)]
+    flags = {who: {name: [] if name == "sampled" and not has_flag(text, "--sampled") else list(given)
+                   for name, given in EVALUATIONS.items()} for who, text in helps.items()}
+    for name in EVALUATIONS:
+        missing = [f"evaluate.py of {who} has no {a}" for who, text in helps.items() for a in EVALUATE + flags[who][name]
+                   if a.startswith("--") and not has_flag(text, a)]
         if missing:
             print(f"skipping the {name}-action evaluation: {'; '.join(missing)}")
-        else:
-            evaluations[name] = flags
-    return evaluations
+            for who in flags:
+                del flags[who][name]
+    return flags
 
 
 def write_note(path, note):
@@ -128,6 +140,8 @@ def main():
     parser.add_argument("--record", metavar="JSON", help="where to write a note of what was run",
                         default=os.path.join(ROOT, "results", "same_metrics_trex_stage1.json"))
     parser.add_argument("--no-record", action="store_true", help="write no note")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting for the checkout under test only, e.g. randomize.enabled=False")
     args = parser.parse_args()
     root = os.path.abspath(args.root)
     head = git(root, "rev-parse", "--short", "HEAD", error=f"--root {args.root} is not a git checkout")
@@ -145,24 +159,27 @@ def main():
         try:
             evaluations = accepted({label: root, reference: worktree})
             print(f"training and evaluating with {label}, then with {reference} (minutes each)", flush=True)
-            mine, updates = train_and_evaluate(root, evaluations, os.path.join(tmp, "mine"))
-            theirs, _ = train_and_evaluate(worktree, evaluations, os.path.join(tmp, "theirs"))
+            mine, updates = train_and_evaluate(root, evaluations[label], os.path.join(tmp, "mine"), args.set)
+            theirs, _ = train_and_evaluate(worktree, evaluations[reference], os.path.join(tmp, "theirs"))
         finally:
             subprocess.run(["git", "-C", root, "worktree", "remove", "--force", worktree], capture_output=True)
-    keys = list(mine) + [k for k in theirs if k not in mine]
-    found = [f"{k}: {mine.get(k, 'absent')} vs {theirs.get(k, 'absent')} in {reference}" for k in keys
-             if mine.get(k) != theirs.get(k)]
+    keys = [k for k in mine if k in theirs]
+    one_side = [f"{k} (only {label if k in mine else reference})" for k in
+                list(mine) + list(theirs) if (k in mine) != (k in theirs)]
+    found = [f"{k}: {mine[k]} vs {theirs[k]} in {reference}" for k in keys if mine[k] != theirs[k]]
     counts = {source: sum(k.startswith(source) for k in keys) for source in ("metrics.csv", "eval.json", "evaluate.py")}
     print(f"compared {counts['metrics.csv']} training values ({updates} updates x "
           f"{counts['metrics.csv'] // max(updates, 1)} metrics), {counts['eval.json']} eval.json values, "
-          f"{counts['evaluate.py']} evaluate.py values ({' and '.join(evaluations) or 'none'})")
+          f"{counts['evaluate.py']} evaluate.py values ({' and '.join(evaluations[label]) or 'none'})"
+          + (f"; not compared, on one side only: {', '.join(one_side)}" if one_side else ""))
     verdict = (f"{label} differs from {reference} in {len(found)} of {len(keys)} values" if found else
                f"{label} trains the same {updates} updates as {reference}: all {len(keys)} values equal bit for bit")
     print(verdict + (":\n" + "\n".join(found[:40]) if found else ""))
     if not args.no_record:
-        commands = [" ".join(["python ppo_mjx.py", *ARGS, "--out RUN"])] + [
-            " ".join(["python evaluate.py RUN", *EVALUATE, *flags]) for flags in evaluations.values()]
+        commands = [" ".join(["python ppo_mjx.py", *ARGS, *[f"--set {s}" for s in args.set], "--out RUN"])] + [
+            " ".join(["python evaluate.py RUN", *EVALUATE, *flags]) for flags in evaluations[label].values()]
         write_note(args.record, dict(commit=head, uncommitted_py_changes=dirty, against=reference, commands=commands,
+                                     one_side_only=one_side,
                                      xla_flags=XLA_CPU_FLAGS, compared=counts, verdict=verdict, differences=found,
                                      date=time.strftime("%Y-%m-%d %H:%M")))
         print(f"wrote {args.record}")

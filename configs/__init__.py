@@ -55,8 +55,33 @@ def set_key(config, key, value):
     node[leaf] = coerce(key, node[leaf], value)
 
 
+# Keys that take a range (low, high) or a single number; the randomize ones also None (off). Element type of each.
+RANGE_KEYS = dict(push_speed=float, push_interval=int, **{f"randomize.{name}": float for name in (
+    "friction", "body_mass", "payload", "kp", "damping", "armature", "home_offset")}, **{"randomize.action_delay": int})
+
+
+def coerce_range(key, value):
+    """`value` for a RANGE_KEYS key: a number, a (low, high) pair with low <= high, or (randomize ones) None."""
+    number = RANGE_KEYS[key]
+    is_number = (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)) if number is float else (
+        lambda v: isinstance(v, int) and not isinstance(v, bool))
+    if value is None and key.startswith("randomize."):
+        return None
+    if is_number(value):
+        return number(value)
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(is_number(v) for v in value):
+        if value[0] > value[1]:
+            raise ConfigError(f"config key '{key}': range ({value[0]}, {value[1]}) has low above high")
+        return tuple(number(v) for v in value)
+    raise ConfigError(f"config key '{key}' expects a {number.__name__}, a ({number.__name__}, {number.__name__}) "
+                      f"range{' or None' if key.startswith('randomize.') else ''}, got {value!r}")
+
+
 def coerce(key, default, value):
-    """`value` as the type of `default` (ints are accepted for floats, lists for tuples)."""
+    """`value` as the type of `default` (ints are accepted for floats, lists for tuples); range keys as
+    `coerce_range`."""
+    if key in RANGE_KEYS:
+        return coerce_range(key, value)
     if isinstance(default, bool) or default is None:
         ok = isinstance(value, type(default))
     elif isinstance(default, float):
@@ -100,4 +125,9 @@ def from_saved(saved):
     get_config(name, overrides) rebuilds it, refusing keys the env no longer has."""
     settings = dict(saved)
     env_name, seed = settings.pop("env"), settings.pop("seed")
-    return env_name, seed, dict(flatten(settings))
+    overrides = dict(flatten(settings))
+    if "randomize" not in settings:  # saved before domain randomization: trained on the nominal model
+        overrides["randomize.enabled"] = False
+    if "eval_actions" not in settings:  # saved when evaluations sampled actions
+        overrides["eval_actions"] = "sampled"
+    return env_name, seed, overrides

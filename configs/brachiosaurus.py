@@ -13,6 +13,7 @@ BRACHIOSAURUS = dict(
     height_sigma=0.1,  # width (m) of the standing-height reward bump around home height
     target_speed=1.0,  # walking speed (m/s) above which the speed reward stops growing
     reward_weights=dict(torque=-1e-8),  # a hundredth of the default: at -1e-7 the torque penalty outweighed standing
+    randomize=dict(payload=(-9.0, 9.0)),  # (kg) on the pelvis, about 5% of the 176 kg body
 )
 
 BRACHIOSAURUS_STAGES = species_stages("brachiosaurus", BRACHIOSAURUS, (

@@ -24,7 +24,8 @@ PPO = dict(
     normalize_obs=True,  # running mean/var observation normalization (statistics saved with the params)
     log_every=10,  # print progress every this many updates (rounded down to a divisor of the number of updates)
     checkpoint_every=50,  # write checkpoint.msgpack every this many updates (and at the end, and on Ctrl-C)
-    eval_episodes=64,  # evaluation episodes (sampled actions) run at the end of training
+    eval_episodes=64,  # evaluation episodes run at the end of training (and at each curriculum gate)
+    eval_actions="mean",  # evaluations act with the Gaussian's "mean" (what a user deploys) or "sampled" actions
 )
 
 # Sized for a 2-core CPU: a run or a curriculum stage in minutes, not hours.

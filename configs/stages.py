@@ -1,8 +1,8 @@
 """The three curriculum stages every species goes through. `species_stages` merges the PPO hyperparameters, the
 physics and body defaults, a stage's settings and a species' body settings into one complete config per stage.
 
-Gates (`gate`): during training the policy (sampled actions) is evaluated every `eval_every` updates (at the end of a
-progress chunk, see `log_every`) on `eval_episodes` episodes; an evaluation passes when every metric in `min` is at
+Gates (`gate`): during training the policy (its mean action, or sampled actions: `eval_actions`) is evaluated every
+`eval_every` updates (at the end of a progress chunk, see `log_every`) on `eval_episodes` episodes; an evaluation passes when every metric in `min` is at
 least its threshold; the stage ends when `consecutive` evaluations in a row pass, or when `total_timesteps` (the
 stage's step budget) runs out. Metric names are those of eval.json (e.g. success_rate, reached_time_limit,
 episode_length, forward_speed_mean). Why the gates and pushes are what they are: results/README.md.
@@ -26,6 +26,26 @@ BODY = dict(
     reset_yaw=True,  # random heading at reset
     max_tilt=0.7,  # terminate when the pelvis tilts more than this (rad) from its home attitude
     posture_sigma=0.5,  # width (rad) of the posture reward around the home pose
+    # Domain randomization (randomization.py), drawn afresh at every episode's reset for every env. A range is
+    # (low, high), drawn uniformly; a number is fixed; None turns one off. Ranges start from MuJoCo Playground's
+    # locomotion ones. The models' position servos have no velocity gain (kv): joint damping stands in for it.
+    randomize=dict(
+        enabled=True,  # False: the nominal model, exact observations, no delay
+        friction=(0.4, 1.0),  # sliding friction of the feet on the floor (nominal 1.0)
+        body_mass=(0.9, 1.1),  # scale of each body's mass and inertia, one draw per body
+        payload=(-1.0, 1.0),  # (kg) mass added to `payload_body`; each species scales it to its mass
+        payload_body="pelvis",  # the body that carries the payload
+        kp=(0.9, 1.1),  # scale of each actuator's position gain (with its bias term)
+        damping=(0.9, 1.1),  # scale of each joint's damping
+        armature=(0.9, 1.1),  # scale of each joint's armature (rotor inertia)
+        home_offset=(-0.05, 0.05),  # (rad) per actuator: action 0 holds home + offset, a miscalibrated joint zero
+        action_delay=(0, 1),  # control steps between an action and the motors (0-2), drawn per episode
+        # amplitude of uniform noise on each observation element, fresh every step, per observation group (units as
+        # tasks.OBSERVATION_GROUPS); contacts and the previous action are known exactly
+        obs_noise=dict(gravity=0.05, pelvis_height=0.01, linear_velocity=0.1, angular_velocity=0.2, joint_angles=0.03,
+                       joint_velocities=1.5, foot_contacts=0.0, previous_action=0.0, target_horizontal=0.05,
+                       target_height=0.05),
+    ),
 )
 
 BALANCE = dict(

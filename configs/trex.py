@@ -10,6 +10,7 @@ TREX = dict(
     min_head_height=0.5,  # terminate below this head height (m)
     height_sigma=0.08,  # width (m) of the standing-height reward bump around home height
     target_speed=2.5,  # walking/running speed (m/s) above which the speed reward stops growing
+    randomize=dict(payload=(-4.0, 4.0)),  # (kg) on the pelvis, about 5% of the 85 kg body
 )
 
 TREX_STAGES = species_stages("trex", TREX, (

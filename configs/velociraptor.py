@@ -11,6 +11,7 @@ VELOCIRAPTOR = dict(
     min_head_height=0.25,  # terminate below this head height (m)
     height_sigma=0.05,  # width (m) of the standing-height reward bump around home height
     target_speed=3.0,  # running speed (m/s) above which the speed reward stops growing
+    randomize=dict(payload=(-0.7, 0.7)),  # (kg) on the pelvis, about 5% of the 13.5 kg body
 )
 
 VELOCIRAPTOR_STAGES = species_stages("velociraptor", VELOCIRAPTOR, (

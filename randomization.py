@@ -1,0 +1,160 @@
+"""Domain randomization and randomized pushes: what an episode draws at its reset, and what the draws change.
+
+The settings are a config's `randomize` dict (configs/stages.py) and its `push_speed` and `push_interval`. A range
+is (low, high), drawn uniformly (whole numbers for control steps); a single number is fixed; None turns one setting
+off and `randomize.enabled=False` all of them. Every env draws afresh at every episode's reset (`draw`): the feet's
+friction on the floor, each body's mass, a payload, each actuator's gain, each joint's damping and armature, each
+actuator's home offset and the action delay. The draws are arrays kept in the env's state: `model_values` turns them
+into the model fields they change, which envs.py writes into the MJX model inside `step` (one compiled program serves
+every env and every draw) and into the MjModel of plain MuJoCo, so sim-to-sim holds under the same draws. Observation
+noise is fresh at every step. Like tasks.py, everything runs on the arrays of `xp` with randomness from a
+`uniform(shape, low, high)` callback, so this module imports no JAX.
+"""
+
+import mujoco
+import numpy as np
+
+import tasks
+from configs import ConfigError
+
+# What each range of `randomize` draws: its unit and the least value it may take.
+RANGES = dict(
+    friction=("sliding friction", 0.0),
+    body_mass=("scale", 1e-3),
+    payload=("kg", None),  # checked against the payload body's mass instead
+    kp=("scale", 0.0),
+    damping=("scale", 0.0),
+    armature=("scale", 0.0),
+    home_offset=("rad", None),
+    action_delay=("control steps", 0),
+)
+MAX_ACTION_DELAY = 2  # control steps
+SCALED = dict(kp=("actuator_gainprm", "actuator_biasprm"), damping=("dof_damping",), armature=("dof_armature",))
+
+
+def is_range(value):
+    return isinstance(value, (list, tuple))
+
+
+def as_range(value):
+    """(low, high) of a range or of a fixed number."""
+    return tuple(value) if is_range(value) else (value, value)
+
+
+def ranges(config):
+    """{name: (low, high)} for each range `config` turns on; {} when nothing is randomized."""
+    randomize = config.get("randomize") or {}
+    if not randomize.get("enabled"):
+        return {}
+    return {name: as_range(randomize[name]) for name in RANGES if randomize.get(name) is not None}
+
+
+def observation_noise(config):
+    """{observation group: amplitude} for each group `config` makes noisy; {} when none is."""
+    randomize = config.get("randomize") or {}
+    if not randomize.get("enabled"):
+        return {}
+    return {group: amplitude for group, amplitude in randomize.get("obs_noise", {}).items() if amplitude}
+
+
+def check(config, mj_model):
+    """ConfigError for a range that cannot be drawn: negative friction, mass or gain, a payload that leaves its body
+    with no mass, an unknown body or observation group, a delay outside 0-2 steps, negative noise, a push range below
+    zero or a wait below one step."""
+    randomize = config.get("randomize") or {}
+    for name, (unit, least) in RANGES.items():
+        if randomize.get(name) is None:
+            continue
+        low, high = as_range(randomize[name])
+        if low > high:
+            raise ConfigError(f"randomize.{name}: low {low} is above high {high}")
+        if least is not None and low < least:
+            raise ConfigError(f"randomize.{name}: {low} is below {least:g}, the least {unit} it may take")
+    if "payload_body" in randomize:
+        body = randomize["payload_body"]
+        if mujoco.mj_name2id(mj_model, mujoco.mjtObj.mjOBJ_BODY, body) < 0:
+            raise ConfigError(f"randomize.payload_body: the model has no body '{body}'")
+        if randomize.get("payload") is not None and mj_model.body(body).mass[0] + as_range(randomize["payload"])[0] <= 0:
+            raise ConfigError(f"randomize.payload: {as_range(randomize['payload'])[0]} kg leaves body '{body}' "
+                              f"({mj_model.body(body).mass[0]:.2f} kg) with no mass")
+    if randomize.get("action_delay") is not None and as_range(randomize["action_delay"])[1] > MAX_ACTION_DELAY:
+        raise ConfigError(f"randomize.action_delay: at most {MAX_ACTION_DELAY} control steps")
+    for group, amplitude in randomize.get("obs_noise", {}).items():
+        if group not in tasks.OBSERVATION_GROUPS:
+            raise ConfigError(f"randomize.obs_noise: no observation group '{group}'; groups: "
+                              f"{', '.join(tasks.OBSERVATION_GROUPS)}")
+        if amplitude < 0:
+            raise ConfigError(f"randomize.obs_noise.{group}: negative noise {amplitude}")
+    if config.get("push_interval"):
+        speed, interval = as_range(config["push_speed"]), as_range(config["push_interval"])
+        if speed[0] > speed[1] or interval[0] > interval[1]:
+            raise ConfigError("push_speed and push_interval ranges are (low, high) with low <= high")
+        if speed[0] < 0 or interval[0] < 1:
+            raise ConfigError("push_speed must be at least 0 m/s and push_interval at least 1 control step")
+
+
+def nominal(mj_model, active, payload_body):
+    """The model fields the `active` draws change, at their nominal values (numpy arrays), and what `model_values`
+    needs to change them: the colliding geoms and the id of the body that carries the payload."""
+    fields = {}
+    if "friction" in active:
+        fields["geom_friction"] = mj_model.geom_friction.astype(np.float32)
+    if "body_mass" in active or "payload" in active:
+        fields |= dict(body_mass=mj_model.body_mass.astype(np.float32),
+                       body_inertia=mj_model.body_inertia.astype(np.float32))
+    for name, names in SCALED.items():
+        if name in active:
+            fields |= {field: getattr(mj_model, field).astype(np.float32) for field in names}
+    colliding = (mj_model.geom_contype != 0) | (mj_model.geom_conaffinity != 0)
+    return fields, dict(colliding=colliding, payload_body=mj_model.body(payload_body).id)
+
+
+def draw_shapes(mj_model):
+    """The shape of each draw: one friction, payload and delay per episode; a mass scale per body, a gain scale and
+    home offset per actuator, a damping and armature scale per degree of freedom."""
+    return dict(friction=(), body_mass=(mj_model.nbody,), payload=(), kp=(mj_model.nu,), damping=(mj_model.nv,),
+                armature=(mj_model.nv,), home_offset=(mj_model.nu,), action_delay=())
+
+
+def draw(active, shapes, uniform, xp):
+    """One episode's draws {name: array} of the `active` ranges; `uniform` is called once per range."""
+    episode = {}
+    for name, (low, high) in active.items():
+        if name == "action_delay":  # whole steps low..high, each as likely
+            steps = uniform((), low, high + 1)
+            episode[name] = xp.minimum(xp.floor(steps), high).astype(xp.int32)
+        else:
+            episode[name] = uniform(shapes[name], low, high)
+    return episode
+
+
+def model_values(fields, where, episode, xp):
+    """{model field: value} for one episode's draws, from the nominal `fields` and `where` of `nominal`."""
+    values = {}
+    if "friction" in episode:
+        sliding = (np.arange(3) == 0) & where["colliding"][:, None]  # the floor and the feet: MuJoCo takes the max
+        values["geom_friction"] = xp.where(sliding, episode["friction"], fields["geom_friction"])
+    if "body_mass" in fields:
+        mass = fields["body_mass"] * episode.get("body_mass", 1.0)
+        if "payload" in episode:
+            mass = mass + xp.where(np.arange(len(mass)) == where["payload_body"], episode["payload"], 0.0)
+        # inertia follows the mass, as if each body were denser or lighter all through
+        ratio = xp.where(fields["body_mass"] > 0, mass / xp.maximum(fields["body_mass"], 1e-9), 1.0)
+        values |= dict(body_mass=mass, body_inertia=fields["body_inertia"] * ratio[:, None])
+    if "kp" in episode:  # a position servo: force = kp * ctrl - kp * angle, so the gain and its bias term scale
+        scale = episode["kp"][:, None]
+        values["actuator_gainprm"] = xp.where(np.arange(10) == 0, fields["actuator_gainprm"] * scale,
+                                              fields["actuator_gainprm"])
+        values["actuator_biasprm"] = xp.where(np.arange(10) == 1, fields["actuator_biasprm"] * scale,
+                                              fields["actuator_biasprm"])
+    for name in ("damping", "armature"):
+        if name in episode:
+            values[f"dof_{name}"] = fields[f"dof_{name}"] * episode[name]
+    return values
+
+
+def noise_amplitudes(noise, layout):
+    """The uniform noise amplitude of each observation element, from {group: amplitude} and the observation's
+    `layout` (tasks.observation_layout)."""
+    return np.concatenate([np.full(group["stop"] - group["start"], noise.get(group["name"], 0.0), np.float32)
+                           for group in layout])
