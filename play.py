@@ -32,6 +32,7 @@ import numpy as np  # noqa: E402
 import onnxruntime  # noqa: E402
 
 import files  # noqa: E402
+import randomization  # noqa: E402
 import rendering  # noqa: E402
 import tasks  # noqa: E402
 from configs import ConfigError  # noqa: E402
@@ -46,7 +47,7 @@ KEYS = {  # GLFW key codes the viewer hands to play.py, and what each does
     262: ("Right", "turn the target 0.3 rad to the right"),
     266: ("Page Up", "target 0.2 m higher"),
     267: ("Page Down", "target 0.2 m lower"),
-    80: ("P", f"push the dinosaur in a random direction (the stage's push speed, or {KEY_PUSH_SPEED} m/s)"),
+    80: ("P", f"push the dinosaur in a random direction (the stage's push speed, its top one for a range, or {KEY_PUSH_SPEED} m/s)"),
     82: ("R", "start a new episode"),
 }
 
@@ -150,13 +151,39 @@ def push(data, speed, angle):
     data.qvel[:2] += speed * np.array([np.cos(angle), np.sin(angle)])
 
 
-def control_step(exported, data, action, draws, time_step):
-    """One control step from `action` (clipped to [-1, 1]): controls, a push when due, the physics, then positions
-    and sensors of the new state."""
+def push_schedule(config, draws):
+    """(control step) -> the speed (m/s) of the push due at that step of an episode, or 0, as the env pushes: every
+    `push_interval` steps at `push_speed`, or, for ranges, at a speed and after a wait drawn at each push. Make one per
+    episode."""
+    interval, speed = config.get("push_interval"), config.get("push_speed")
+    if not interval:
+        return lambda time_step: 0.0
+    if not (randomization.is_range(interval) or randomization.is_range(speed)):
+        return lambda time_step: speed if time_step > 0 and time_step % interval == 0 else 0.0
+    low, high = randomization.as_range(interval)
+
+    def wait():
+        return int(min(np.floor(draws.uniform((), low, high + 1)), high))
+
+    next_push = [wait()]
+
+    def due(time_step):
+        if time_step != next_push[0]:
+            return 0.0
+        next_push[0] = time_step + wait()
+        return float(draws.uniform((), *randomization.as_range(speed)))
+
+    return due
+
+
+def control_step(exported, data, action, draws, time_step, pushes):
+    """One control step from `action` (clipped to [-1, 1]): controls, a push when `pushes` (push_schedule) says one
+    is due, the physics, then positions and sensors of the new state."""
     config = exported.config
     data.ctrl[:] = exported.task.action_to_ctrl(np.clip(action, -1.0, 1.0))
-    if config.get("push_interval") and time_step > 0 and time_step % config["push_interval"] == 0:
-        push(data, config["push_speed"], draws.push_angle(time_step))
+    speed = pushes(time_step)
+    if speed:
+        push(data, speed, draws.push_angle(time_step))
     mujoco.mj_step(exported.mj_model, data, nstep=round(config["ctrl_dt"] / config["sim_dt"]))
     mujoco.mj_forward(exported.mj_model, data)
 
@@ -167,6 +194,7 @@ def run_episode(exported, data, draws, poses=None):
     seconds spent in the policy. Appends each step's pose (qpos, then mocap positions) to `poses` if given."""
     task, weights = exported.task, exported.config["reward_weights"]
     obs, prev_action = reset(exported, data, draws), np.zeros(exported.mj_model.nu)
+    pushes = push_schedule(exported.config, draws)
     record, sums, inference_s = dict(episode_return=0.0, episode_length=0, reached_time_limit=False), {}, 0.0
     for time_step in range(exported.config["episode_length"]):
         if poses is not None:
@@ -174,7 +202,7 @@ def run_episode(exported, data, draws, poses=None):
         start = time.perf_counter()
         action = np.clip(exported.act(obs), -1.0, 1.0)
         inference_s += time.perf_counter() - start
-        control_step(exported, data, action, draws, time_step)
+        control_step(exported, data, action, draws, time_step, pushes)
         finite = bool(np.all(np.isfinite(data.qpos)) and np.all(np.isfinite(data.qvel)))
         failed = not finite or bool(task.is_terminated(data))
         terms = task.reward_terms(data, action, prev_action) if finite else {}
@@ -243,25 +271,25 @@ def play_in_viewer(exported, seed):
     draws, data, pressed = numpy_draws(np.random.default_rng(seed)), mujoco.MjData(exported.mj_model), []
     print("\n".join(f"  {name:>9}  {what}" for name, what in KEYS.values()))
     with mujoco.viewer.launch_passive(exported.mj_model, data, key_callback=pressed.append) as viewer:
-        obs, time_step = reset(exported, data, draws), 0
+        obs, time_step, pushes = reset(exported, data, draws), 0, push_schedule(exported.config, draws)
         while viewer.is_running():
             start = time.perf_counter()
             with viewer.lock():
                 for key in [pressed.pop(0) for _ in range(len(pressed))]:
                     if key == 82:
-                        obs, time_step = reset(exported, data, draws), 0
+                        obs, time_step, pushes = reset(exported, data, draws), 0, push_schedule(exported.config, draws)
                     elif key == 80:
-                        speed = exported.config.get("push_speed", KEY_PUSH_SPEED)
+                        speed = randomization.as_range(exported.config.get("push_speed", KEY_PUSH_SPEED))[1]
                         push(data, speed, draws.push_angle(time_step))
                     elif key in KEYS:
                         move_target(exported, data, key)
                 action = exported.act(obs)
-                control_step(exported, data, action, draws, time_step)
+                control_step(exported, data, action, draws, time_step, pushes)
                 time_step += 1
                 obs = exported.task.observe(data, np.clip(action, -1.0, 1.0))
                 if (exported.task.is_terminated(data) or exported.task.is_success(data)
                         or time_step >= exported.config["episode_length"]):
-                    obs, time_step = reset(exported, data, draws), 0
+                    obs, time_step, pushes = reset(exported, data, draws), 0, push_schedule(exported.config, draws)
             viewer.sync()
             time.sleep(max(0.0, exported.config["ctrl_dt"] - (time.perf_counter() - start)))
 

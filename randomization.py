@@ -106,7 +106,7 @@ def nominal(mj_model, active, payload_body):
         if name in active:
             fields |= {field: getattr(mj_model, field).astype(np.float32) for field in names}
     colliding = (mj_model.geom_contype != 0) | (mj_model.geom_conaffinity != 0)
-    return fields, dict(colliding=colliding, payload_body=mj_model.body(payload_body).id)
+    return fields, dict(colliding=colliding, payload_body=mj_model.body(payload_body).id if "payload" in active else -1)
 
 
 def draw_shapes(mj_model):

@@ -1,5 +1,6 @@
 """Env steps/s of (a) the raw vmapped env under random actions and (b) the full jitted PPO train, same env and
-num_envs, in one run on one machine; prints b/a and writes the figures to results/throughput_<env>_<backend>.json.
+num_envs, in one run on one machine, with the config's domain randomization and without it (randomize.enabled=False);
+prints b/a and what randomization costs, and writes the figures to results/throughput_<env>_<backend>_<n>envs.json.
 
     python benchmarks/throughput.py --env trex_stage1 --num-envs 256 --updates 10
 
@@ -90,15 +91,24 @@ def main():
     args = parser.parse_args()
 
     training.enable_compilation_cache()
-    result = measure(args.env, args.num_envs, args.updates, args.repeats, parse_overrides(args.set))
+    overrides = parse_overrides(args.set)
+    result = measure(args.env, args.num_envs, args.updates, args.repeats, overrides)
+    nominal = measure(args.env, args.num_envs, args.updates, args.repeats, overrides | {"randomize.enabled": False})
+    result |= dict(nominal=nominal, randomization_slowdown=dict(
+        raw_env=1 - result["raw_env_steps_per_s"] / nominal["raw_env_steps_per_s"],
+        ppo_train=1 - result["ppo_train_steps_per_s"] / nominal["ppo_train_steps_per_s"]))
     result |= dict(command=" ".join(["python", "benchmarks/throughput.py", *sys.argv[1:]]),
                    date=time.strftime("%Y-%m-%d"), machine=runs.machine())
     print(json.dumps(result, indent=1))
     variant = "".join(f"_{o.replace('=', '-')}" for o in args.set)
     path = os.path.join(ROOT, "results", f"throughput_{args.env}_{jax.default_backend()}_{args.num_envs}envs{variant}.json")
     runs.atomic_write(path, json.dumps(result, indent=1) + "\n")
-    raw, full = result["raw_env_steps_per_s"], result["ppo_train_steps_per_s"]
-    print(f"(a) raw env {raw:,.0f} steps/s  (b) PPO train {full:,.0f} steps/s  b/a = {full / raw:.2f}  -> {path}")
+    for label, figures in (("randomized", result), ("nominal", nominal)):
+        raw, full = figures["raw_env_steps_per_s"], figures["ppo_train_steps_per_s"]
+        print(f"{label:>10}: (a) raw env {raw:,.0f} steps/s  (b) PPO train {full:,.0f} steps/s  b/a = {full / raw:.2f}")
+    slowdown = result["randomization_slowdown"]
+    print(f"randomization costs {slowdown['raw_env']:.1%} of the raw env's steps/s and {slowdown['ppo_train']:.1%} of "
+          f"the PPO train's -> {path}")
 
 
 if __name__ == "__main__":

@@ -73,8 +73,9 @@ def coerce_range(key, value):
         if value[0] > value[1]:
             raise ConfigError(f"config key '{key}': range ({value[0]}, {value[1]}) has low above high")
         return tuple(number(v) for v in value)
-    raise ConfigError(f"config key '{key}' expects a {number.__name__}, a ({number.__name__}, {number.__name__}) "
-                      f"range{' or None' if key.startswith('randomize.') else ''}, got {value!r}")
+    kind = "whole numbers" if number is int else "numbers"
+    raise ConfigError(f"config key '{key}' expects {kind}: one, a (low, high) range"
+                      f"{' or None' if key.startswith('randomize.') else ''}, got {value!r}")
 
 
 def coerce(key, default, value):

@@ -89,6 +89,23 @@ def assert_one_line_error(result, message):
     (["--env", "velociraptor_stage1", "--set", "standing_height=0.8"],
      "velociraptor.xml: standing_height 0.8 m must be between 80% and 100% of the home pelvis height"),
     (["--env", "trex", "--curriculum", "--set", "tip_sites=['jaw_tipp']"], "trex.xml: "),
+    # ranges (randomization.py), refused before anything compiles
+    (["--set", "push_speed=(0.6, 0.2)"], "config key 'push_speed': range (0.6, 0.2) has low above high"),
+    (["--set", "push_interval=(50, 20)"], "config key 'push_interval': range (50, 20) has low above high"),
+    (["--set", "push_interval=(0, 20)"], "push_speed must be at least 0 m/s and push_interval at least 1 control step"),
+    (["--set", "push_speed=(-0.1, 0.2)"], "push_speed must be at least 0 m/s"),
+    (["--set", "push_speed=fast"], "config key 'push_speed' expects numbers: one, a (low, high) range, got 'fast'"),
+    (["--set", "randomize.kp=(1.1, 0.9)"], "config key 'randomize.kp': range (1.1, 0.9) has low above high"),
+    (["--set", "randomize.friction=(-0.1, 1.0)"], "randomize.friction: -0.1 is below 0, the least sliding friction"),
+    (["--set", "randomize.body_mass=(-0.5, 1.1)"], "randomize.body_mass: -0.5 is below 0.001, the least scale"),
+    (["--set", "randomize.payload=(-30.0, 4.0)"], "randomize.payload: -30.0 kg leaves body 'pelvis' (22.00 kg) with no"),
+    (["--set", "randomize.payload_body='wing'"], "randomize.payload_body: the model has no body 'wing'"),
+    (["--set", "randomize.obs_noise.smell=0.1"], "unknown config key 'randomize.obs_noise.smell'"),
+    (["--set", "randomize.obs_noise.gravity=-0.1"], "randomize.obs_noise.gravity: negative noise -0.1"),
+    (["--set", "randomize.action_delay=(0, 3)"], "randomize.action_delay: at most 2 control steps"),
+    (["--set", "randomize.action_delay=(-1, 1)"], "randomize.action_delay: -1 is below 0, the least control steps"),
+    (["--set", "randomize.action_delay=0.5"], "config key 'randomize.action_delay' expects whole numbers: one, a (low, high) range or None, got 0.5"),
+    (["--set", "eval_actions=best"], "eval_actions 'best' is not one of: mean, sampled"),
 ])
 def test_bad_input_gives_one_line_and_exit_2(args, message, capsys):
     assert_one_line_error(run_main(cli.main, args, capsys), message)
@@ -250,9 +267,9 @@ def test_evaluate_in_plain_mujoco_writes_metrics_and_a_video(tiny_run, tmp_path,
     code, _, err = run_main(evaluate.main, [str(out), "--episodes", "1", "--physics", "mujoco", "--video", str(video),
                                             "--width", "160", "--height", "128"], capsys)
     assert code == 0, err[-3000:]
-    evaluation = json.loads((out / "eval_mujoco.json").read_text())
+    evaluation = json.loads((out / "eval_mujoco_mean.json").read_text())
     assert evaluation["physics"] == "mujoco" and evaluation["episodes"] == 1
-    assert evaluation["policy"] == "checkpoint at update 6, sampled actions"
+    assert evaluation["policy"] == "checkpoint at update 6, mean actions"
     assert 0 < evaluation["episode_length"] <= 30
     frames = iio.imread(video, index=None)
     # The episode filmed every 2nd control step (25 fps at 50 Hz control).

@@ -37,11 +37,11 @@ def committed(species, stage):
 def rollout_observations(exported, steps, seed=0):
     """Observations of `exported`'s policy running in plain MuJoCo (play.py's loop), episodes restarting as they end."""
     draws, data = play.numpy_draws(np.random.default_rng(seed)), mujoco.MjData(exported.mj_model)
-    obs, observations = play.reset(exported, data, draws), []
+    obs, observations, pushes = play.reset(exported, data, draws), [], play.push_schedule(exported.config, draws)
     for time_step in range(steps):
         observations.append(obs)
         action = np.clip(exported.act(obs), -1.0, 1.0)
-        play.control_step(exported, data, action, draws, time_step)
+        play.control_step(exported, data, action, draws, time_step, pushes)
         obs = exported.task.observe(data, action)
         if exported.task.is_terminated(data) or exported.task.is_success(data):
             obs = play.reset(exported, data, draws)
@@ -94,14 +94,14 @@ def test_numpy_observation_controls_and_rewards_equal_the_env_along_a_plain_mujo
     exported = play.Exported({}, config, mj_model, task, body, None)
     rng = np.random.default_rng(7)
     draws, data, zero = play.numpy_draws(rng), mujoco.MjData(mj_model), np.zeros(mj_model.nu)
-    first = play.reset(exported, data, draws)
+    first, pushes = play.reset(exported, data, draws), play.push_schedule(exported.config, draws)
     assert abs(tasks.lowest_point(body, data)) < 1e-9  # NumPy starts rest the lowest foot point on the floor
     start = {k: getattr(data, k).copy() for k in ("qpos", "mocap_pos", "ctrl")}
     fields = ("qpos", "qvel", "act", "ctrl", "mocap_pos", "qacc_warmstart")
     states, actions, previous, numpy_view, prev_action = [], [], [], [], zero
     for time_step in range(40):
         action = np.clip(rng.uniform(-1.3, 1.3, mj_model.nu), -1.0, 1.0)
-        play.control_step(exported, data, action, draws, time_step)
+        play.control_step(exported, data, action, draws, time_step, pushes)
         states.append({k: getattr(data, k).copy() for k in fields})
         numpy_view.append((task.observe(data, action), task.action_to_ctrl(action),
                            task.reward_terms(data, action, prev_action), task.measure(data)))
