@@ -17,7 +17,7 @@ BRACHIOSAURUS = dict(
 )
 
 BRACHIOSAURUS_STAGES = species_stages("brachiosaurus", BRACHIOSAURUS, (
-    dict(push_speed=1.5),  # stage-1 push speed (m/s): zero action and noise alone fail the gate under it
+    dict(push_speed=(1.2, 1.6)),  # stage-1 push speeds (m/s): zero action and noise alone fail the gate under them
     dict(gate=dict(min=dict(forward_speed_mean=0.75))),  # stage-2 gate: mean forward speed (m/s)
     dict(tip_sites=("head_tip",),  # food reach: the head tip must reach the food
          success_radius=0.6,  # tip-to-target distance (m) that counts as reached

@@ -52,8 +52,8 @@ BALANCE = dict(
     task="balance",  # stage 1: stand where you started, under random pushes
     total_timesteps=20_000_000,  # step budget of the stage (env steps)
     episode_length=500,  # control steps before time-limit truncation (10 s at 50 Hz)
-    push_interval=50,  # control steps between random pushes (0 = no pushes); 1 s at 50 Hz
-    push_speed=0.4,  # magnitude (m/s) of the horizontal velocity kick of a push; each species sets its own
+    push_interval=(40, 60),  # control steps until the next push, drawn at each push (0 = no pushes); ~1 s at 50 Hz
+    push_speed=(0.2, 0.4),  # range (m/s) of a push's horizontal velocity kick, drawn at each; each species sets its own
     reward_weights=dict(
         upright_height=1.0,  # standing at home height, upright; ~0 when lying, sitting or crouching
         posture=0.5,  # closeness to the home pose, only paid while standing

@@ -14,7 +14,7 @@ TREX = dict(
 )
 
 TREX_STAGES = species_stages("trex", TREX, (
-    dict(push_speed=0.4),  # stage-1 push speed (m/s): zero action and noise alone fail the gate under it
+    dict(push_speed=(0.2, 0.4)),  # stage-1 push speeds (m/s): zero action and noise alone fail the gate under them
     dict(gate=dict(min=dict(forward_speed_mean=2.0))),  # stage-2 gate: mean forward speed (m/s)
     dict(tip_sites=("jaw_tip",),  # bite: the jaw tip must reach the prey
          success_radius=0.35,  # tip-to-target distance (m) that counts as reached
