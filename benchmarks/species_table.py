@@ -5,9 +5,9 @@ fresh episodes in MJX and in plain MuJoCo, with a video of stage 3.
         results/brachiosaurus_curriculum_cpu_seed0
 
 For every stage folder it runs `python evaluate.py <stage> --episodes 64 --seed 2000000 --physics mjx|mujoco` (seed
-apart from training's and the gates'; sampled actions as trained and gated: eval_mjx.json and eval_mujoco.json) and
-the same in MJX with the Gaussian's mean alone (`--mean`: eval_mjx_mean.json), each skipped where it exists with the
-same episodes and seed, and films stage 3 (`<species>_stage3.gif`, skipped where it exists). Then it writes
+apart from training's and the gates'; the Gaussian's mean action, as deployed and gated: eval_mjx_mean.json and
+eval_mujoco_mean.json) and the same in MJX with sampled actions as in training (`--sampled`: eval_mjx_sampled.json),
+each skipped where it exists with the same episodes and seed, and films stage 3 (`<species>_stage3.gif`, skipped where it exists). Then it writes
 results/species.md, the table the README shows.
 """
 
@@ -24,17 +24,18 @@ import evaluate  # noqa: E402  first: it chooses the log level and OpenGL backen
 import runs  # noqa: E402
 
 EPISODES, SEED = 64, 2_000_000
-EVALUATIONS = (("mjx", ()), ("mujoco", ()), ("mjx", ("--mean",)))  # (physics, flags): sampled in both, then the mean
+EVALUATIONS = (("mjx", "mean"), ("mujoco", "mean"), ("mjx", "sampled"))  # (physics, actions)
 
 
-def evaluation(stage_dir, physics, flags):
-    """The stage's evaluation of EPISODES episodes from SEED (eval_<physics>[_mean].json), run now unless it exists."""
-    path = os.path.join(stage_dir, f"eval_{physics}{'_mean' if flags else ''}.json")
+def evaluation(stage_dir, physics, actions):
+    """The stage's evaluation of EPISODES episodes from SEED (eval_<physics>_<actions>.json), run now unless it
+    exists."""
+    path = os.path.join(stage_dir, f"eval_{physics}_{actions}.json")
     if os.path.exists(path):
         saved = json.load(open(path))
         if (saved["episodes"], saved["seed"]) == (EPISODES, SEED):
             return saved
-    evaluate.main([stage_dir, "--episodes", str(EPISODES), "--seed", str(SEED), "--physics", physics, *flags])
+    evaluate.main([stage_dir, "--episodes", str(EPISODES), "--seed", str(SEED), "--physics", physics, f"--{actions}"])
     return json.load(open(path))
 
 
@@ -59,7 +60,7 @@ def species_rows(folder):
     rows = []
     for record in state["stages"]:
         stage_dir = os.path.join(folder, record["stage"])
-        results = [evaluation(stage_dir, physics, flags) for physics, flags in EVALUATIONS]
+        results = [evaluation(stage_dir, physics, actions) for physics, actions in EVALUATIONS]
         gate = "passed" if record["gate_passed"] else "**not passed**"
         three = lambda key, digits=2: " / ".join(cell(r, key, digits) for r in results)
         rows.append(f"| {record['stage']} | {record['env_steps'] / 1e6:.2f}M | {record['train_wall_s'] / 60:.1f} | "
@@ -78,12 +79,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     lines = ["# The species side by side", "",
              f"`python benchmarks/species_table.py {' '.join(args.curricula)}`. Each stage's final policy on "
-             f"{EPISODES} fresh episodes (seed {SEED:,}, apart from training's and the gates'): sampled actions "
-             "(the policy as trained and gated) in MJX / the same in plain MuJoCo (C, float64; same starts, pushes, "
-             "action noise, observations and rewards) / the Gaussian's mean alone in MJX. Success: stage 1 standing "
+             f"{EPISODES} fresh episodes (seed {SEED:,}, apart from training's and the gates', under the randomization "
+             "each was trained with): the Gaussian's mean action (as deployed and gated) in MJX / the same in plain "
+             "MuJoCo (C, float64; same starts, pushes, randomization draws, observations and rewards) / sampled "
+             "actions (as in training) in MJX. Success: stage 1 standing "
              "at the time limit, stage 3 the tip at the target; stage 2 has none (its gate is on speed). Training "
              "time: updates only, compiles and gate evaluations excluded.", "",
-             "| stage | steps | training (min) | gate | success: MJX / MuJoCo / MJX mean | episode length: same | "
+             "| stage | steps | training (min) | gate | success: MJX / MuJoCo / MJX sampled | episode length: same | "
              "forward speed (m/s): same |",
              "|---|---:|---:|---|---|---|---|"]
     videos = []

@@ -5,7 +5,8 @@ prints b/a and what randomization costs, and writes the figures to results/throu
     python benchmarks/throughput.py --env trex_stage1 --num-envs 256 --updates 10
 
 Compilation is excluded from both timings (each function is compiled and run once before it is timed; those first
-calls are recorded apart); (a) and (b) are timed alternately `--repeats` times and the medians compared.
+calls are recorded apart); (a) and (b), with and without randomization, are timed alternately `--repeats` times and
+the medians compared.
 """
 
 import argparse
@@ -54,31 +55,48 @@ def timed(fn, *args):
     return time.perf_counter() - start
 
 
-def measure(env_name, num_envs, updates, repeats, overrides=None):
-    """Figures of (a) and (b) for `env_name` at `num_envs`: `updates` PPO updates (and raw rollouts of equal length)
-    per timed call, `repeats` alternating calls after one untimed call each (compile and warm-up, timed apart)."""
+def prepare(env_name, num_envs, updates, overrides=None):
+    """(config, timed calls): (a) and (b) for `env_name` at `num_envs` with `updates` PPO updates (and raw rollouts of
+    equal length) per call, each called once untimed first (compile and warm-up, its seconds kept apart)."""
     config = get_config(env_name, {**(overrides or {}), "num_envs": num_envs})
-    batch = num_envs * config["num_steps"]
-    config["total_timesteps"] = batch * updates
+    config["total_timesteps"] = num_envs * config["num_steps"] * updates
     env = envs.env_from_config(env_name, config)
-    steps = batch * updates
-
     rollout = random_rollout(env, num_envs, config["num_steps"] * updates, jnp.exp(config["init_log_std"]))
     state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(0), num_envs))
     train = jax.jit(ppo_mjx.make_train(config, env))
-    compile_s = [timed(rollout, state, jax.random.key(0)), timed(train, jax.random.key(0))]
-    # Alternate (a) and (b) so that drifting machine load hits both alike; report medians.
-    raw_s, train_s = [], []
-    for rep in range(repeats):
-        raw_s.append(timed(rollout, state, jax.random.key(rep + 1)))
-        train_s.append(timed(train, jax.random.key(rep + 1)))
-    raw, full = steps / np.median(raw_s), steps / np.median(train_s)
-    return dict(env=env_name, num_envs=num_envs, overrides=overrides or {}, num_steps=config["num_steps"],
+    calls = dict(raw=lambda rep: timed(rollout, state, jax.random.key(rep)),
+                 train=lambda rep: timed(train, jax.random.key(rep)))
+    return config, calls, [call(0) for call in calls.values()]
+
+
+def figures(env_name, config, updates, overrides, first_call_s, seconds):
+    """The record of one variant from its timed calls' `seconds` ({"raw": [...], "train": [...]}): medians."""
+    steps = config["num_envs"] * config["num_steps"] * updates
+    raw, full = steps / np.median(seconds["raw"]), steps / np.median(seconds["train"])
+    return dict(env=env_name, num_envs=config["num_envs"], overrides=overrides or {}, num_steps=config["num_steps"],
                 num_minibatches=config["num_minibatches"], update_epochs=config["update_epochs"],
                 actor_hidden=config["actor_hidden"], critic_hidden=config["critic_hidden"], mjx_impl=config["mjx_impl"],
-                updates=updates, env_steps_timed=steps, first_call_seconds=compile_s, raw_seconds=raw_s,
-                train_seconds=train_s, raw_env_steps_per_s=raw, ppo_train_steps_per_s=full,
+                updates=updates, env_steps_timed=steps, first_call_seconds=first_call_s, raw_seconds=seconds["raw"],
+                train_seconds=seconds["train"], raw_env_steps_per_s=raw, ppo_train_steps_per_s=full,
                 ratio_train_over_raw=full / raw, physics_steps_per_s=raw * round(config["ctrl_dt"] / config["sim_dt"]))
+
+
+def measure_alternately(env_name, num_envs, updates, repeats, variants):
+    """{label: figures} of each variant ({label: overrides}), their timed calls alternating `repeats` times so that
+    drifting machine load hits all alike."""
+    prepared = {label: prepare(env_name, num_envs, updates, overrides) for label, overrides in variants.items()}
+    seconds = {label: dict(raw=[], train=[]) for label in variants}
+    for rep in range(1, repeats + 1):
+        for label, (_, calls, _) in prepared.items():
+            for part, call in calls.items():
+                seconds[label][part].append(call(rep))
+    return {label: figures(env_name, config, updates, variants[label], first_call_s, seconds[label])
+            for label, (config, _, first_call_s) in prepared.items()}
+
+
+def measure(env_name, num_envs, updates, repeats, overrides=None):
+    """Figures of (a) and (b) for `env_name` at `num_envs`, timed alternately."""
+    return measure_alternately(env_name, num_envs, updates, repeats, {"": overrides or {}})[""]
 
 
 def main():
@@ -92,8 +110,9 @@ def main():
 
     training.enable_compilation_cache()
     overrides = parse_overrides(args.set)
-    result = measure(args.env, args.num_envs, args.updates, args.repeats, overrides)
-    nominal = measure(args.env, args.num_envs, args.updates, args.repeats, overrides | {"randomize.enabled": False})
+    measured = measure_alternately(args.env, args.num_envs, args.updates, args.repeats, dict(
+        randomized=overrides, nominal=overrides | {"randomize.enabled": False}))
+    result, nominal = measured["randomized"], measured["nominal"]
     result |= dict(nominal=nominal, randomization_slowdown=dict(
         raw_env=1 - result["raw_env_steps_per_s"] / nominal["raw_env_steps_per_s"],
         ppo_train=1 - result["ppo_train_steps_per_s"] / nominal["ppo_train_steps_per_s"]))
