@@ -1,16 +1,21 @@
-"""The gates against the do-nothing policy, and stage-1 policies against pushes stronger than they trained on.
+"""The gates against the do-nothing policy, and stage-1 policies against pushes and dynamics beyond their training.
 
     python benchmarks/robustness.py                                   # zero action on every species' gates
-    python benchmarks/robustness.py results/trex_curriculum_cpu_seed0 results/velociraptor_curriculum_cpu_seed0
+    python benchmarks/robustness.py results/trex_randomized_cpu_seed0 results/velociraptor_randomized_cpu_seed0
 
-Zero action (hold the home pose) runs every stage's gate evaluation with each species' default config, over
-`--episodes` fresh episodes from a seed apart from training's and the gates' (the same starts and pushes for every
-policy). Gates evaluate sampled actions, so on stage 1 so does noise alone: zero-mean Gaussian actions at the
+Zero action (hold the home pose) runs every stage's gate evaluation with each species' default config (randomization
+and pushes as trained), over `--episodes` fresh episodes from a seed apart from training's and the gates' (the same
+starts, pushes and draws for every policy). On stage 1 so does noise alone: zero-mean Gaussian actions at the
 species' initial exploration std. A stage-1 gate means something only if both fail it (at most 0.3 success): on the
-Brachiosaurus, noise alone stood 97% of episodes under pushes that zero action stood 12% of. Given curriculum folders,
-each one's stage-1 policy (sampled actions, as trained and gated), zero action and noise alone are compared at 1x,
-1.5x and 2x its training push speed. Writes
-results/robustness.json and results/robustness.md (where it ran, the command, wall time).
+Brachiosaurus, noise alone once stood 97% of episodes under pushes that zero action stood 12% of. Gates judge the
+Gaussian's mean action (`eval_actions`).
+
+Given curriculum folders, each one's stage-1 policy, with its mean action and with sampled actions, and zero action
+are compared against push speed, from 0 to 2.5x the top of its training range (`--points` speeds, each push at that
+speed, the waits as trained), and against dynamics outside the training ranges, each changed alone at the training
+pushes (friction 0.25, body masses x1.25, kp x0.8, a 2-step action delay); the three policies run side by side in
+one program per variant, each on its own `--episodes` episodes from the same seed. Writes results/robustness.json,
+results/robustness.md (where it ran, the command, wall time) and results/robustness.png (the curves).
 """
 
 import argparse
@@ -25,17 +30,23 @@ sys.path.insert(0, ROOT)
 
 import evaluate  # noqa: E402  first: it chooses the log level and OpenGL backend before JAX and MuJoCo load
 import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
 
 import envs  # noqa: E402
 import evaluation  # noqa: E402
 import ppo_mjx  # noqa: E402
+import randomization  # noqa: E402
 import runs  # noqa: E402
 import training  # noqa: E402
-from configs import CONFIGS, curriculum_stages, get_config  # noqa: E402
+from configs import CONFIGS, curriculum_stages, get_config, with_overrides  # noqa: E402
 
 DO_NOTHING_MAX = 0.3  # the most a stage-1 gate may let a do-nothing policy reach
-PUSH_SCALES = (1.0, 1.5, 2.0)
-WHO = ("trained", "zero", "noise")  # the policies compared under stronger pushes
+TOP_SCALE = 2.5  # pushes up to this multiple of the top of the training range
+WHO = ("mean", "sampled", "zero")  # the policies compared beyond their training
+# Dynamics outside every training range, each changed alone (randomize overrides; a number is a fixed value).
+DYNAMICS = {"friction 0.25": {"randomize.friction": 0.25}, "mass x1.25": {"randomize.body_mass": 1.25},
+            "kp x0.8": {"randomize.kp": 0.8}, "delay 2 steps": {"randomize.action_delay": 2}}
 
 
 def noise_policy(env, std):
@@ -44,16 +55,25 @@ def noise_policy(env, std):
 
 
 def summarize(name, config, policy, episodes, seed):
-    """Evaluation summary in env `name` with `config` of `policy`: a checkpoint's path, "zero" or "noise"."""
+    """Evaluation summary in env `name` with `config` of `policy`: "zero" or "noise"."""
     env = envs.env_from_config(name, config)
-    if policy == "zero":
-        act = evaluation.zero_policy(env)
-    elif policy == "noise":
-        act = noise_policy(env, math.exp(config["init_log_std"]))
-    else:
-        act = ppo_mjx.evaluation_policy(config, env.action_size,
-                                        **training.load_policy(policy, runs.read_checkpoint(policy), config, env))
+    act = evaluation.zero_policy(env) if policy == "zero" else noise_policy(env, math.exp(config["init_log_std"]))
     return evaluation.evaluation_summary(env, evaluation.evaluate(env, act, jax.random.key(seed), episodes)[0])
+
+
+def success_of_each(name, config, checkpoint, episodes, seed):
+    """{policy: success rate} of WHO (the checkpoint's mean and sampled actions, zero action) in env `name` with
+    `config`, side by side in one program (one compile): `episodes` envs each, their starts drawn from one `seed`."""
+    env = envs.env_from_config(name, config)
+    loaded = training.load_policy(checkpoint, runs.read_checkpoint(checkpoint), config, env)
+    mean, sampled = (ppo_mjx.evaluation_policy(config, env.action_size, **loaded, mean=m) for m in (True, False))
+    who = np.repeat(np.arange(len(WHO)), episodes)[:, None]  # WHO's index of each env
+
+    def act(obs, key):
+        return jnp.where(who == 0, mean(obs, key), jnp.where(who == 1, sampled(obs, key), 0.0))
+
+    success = env.episode_success(evaluation.evaluate(env, act, jax.random.key(seed), len(WHO) * episodes)[0])
+    return {w: float(np.mean(success[i * episodes:(i + 1) * episodes])) for i, w in enumerate(WHO)}
 
 
 def zero_action_gates(episodes, seed):
@@ -72,27 +92,63 @@ def zero_action_gates(episodes, seed):
     return rows
 
 
-def push_robustness(folder, episodes, seed):
-    """A row per push scale: the curriculum's stage-1 policy and zero action at that multiple of its push speed."""
-    state = json.load(open(os.path.join(folder, "curriculum.json")))
-    name = curriculum_stages(state["species"])[0]
+def stage1_policy(folder):
+    """(species, env name, checkpoint path, its config) of a curriculum folder's stage-1 policy."""
+    try:
+        species = json.load(open(os.path.join(folder, "curriculum.json")))["species"]
+    except (OSError, ValueError, KeyError):
+        print(f"error: {folder} is not a curriculum folder with a readable curriculum.json", file=sys.stderr)
+        sys.exit(2)
+    name = curriculum_stages(species)[0]
     path = os.path.join(folder, name, runs.CHECKPOINT)
-    _, trained_config, _ = evaluate.checkpoint_settings(path, None, {})
+    return species, name, path, evaluate.checkpoint_settings(path, None, {})[1]
+
+
+def beyond_training(folder, points, episodes, seed):
+    """Rows of success rates of the folder's stage-1 policy (WHO) at each push speed and under each of DYNAMICS."""
+    species, name, path, trained = stage1_policy(folder)
+    low, top = randomization.as_range(trained["push_speed"])
+    randomized = trained["randomize"]["enabled"]
+    variants = [("push", speed, {"push_speed": float(speed)}) for speed in np.linspace(0, TOP_SCALE * top, points)]
+    for label, change in DYNAMICS.items():  # what the policy never saw; the rest as trained (or off, if it was)
+        others = {} if randomized else {f"randomize.{k}": None for k in randomization.RANGES}
+        variants.append(("dynamics", label, others | change | {"randomize.enabled": True}))
     rows = []
-    for scale in PUSH_SCALES:
-        config = dict(trained_config, push_speed=scale * trained_config["push_speed"])
-        summaries = {who: summarize(name, config, path if who == "trained" else who, episodes, seed) for who in WHO}
-        rows.append(dict(species=state["species"], folder=os.path.relpath(folder, ROOT), scale=scale,
-                         push_speed=config["push_speed"], push_interval=config["push_interval"],
-                         **{f"{who}_{k}": s[k] for who, s in summaries.items()
-                            for k in ("success_rate", "episode_length")}))
-        print(f"{name} pushes x{scale}: " + ", ".join(f"{who} {s['success_rate']:.2f}" for who, s in summaries.items()),
-              flush=True)
+    for kind, value, change in variants:
+        config = with_overrides(trained, change)
+        success = success_of_each(name, config, path, episodes, seed)
+        rows.append(dict(species=species, folder=os.path.relpath(folder, ROOT), kind=kind, value=value,
+                         training_push=[low, top], push_interval=trained["push_interval"], **success))
+        print(f"{name} {kind} {value if kind == 'dynamics' else f'{value:.2f} m/s'}: "
+              + ", ".join(f"{who} {success[who]:.2f}" for who in WHO), flush=True)
     return rows
 
 
+def plot(rows):
+    """PNG bytes: per species, success against push speed (the training range shaded) and under each dynamics
+    change."""
+    species = list(dict.fromkeys(r["species"] for r in rows))
+    fig, axes = runs.figure(len(species), 2, (11, 3.2 * len(species)))
+    for row_axes, name in zip(np.atleast_2d(axes), species):
+        mine = [r for r in rows if r["species"] == name]
+        pushes, dynamics = [r for r in mine if r["kind"] == "push"], [r for r in mine if r["kind"] == "dynamics"]
+        low, top = mine[0]["training_push"]
+        row_axes[0].axvspan(low, top, color="0.9", label="training pushes")
+        row_axes[0].axvline(1.5 * top, color="0.5", linestyle=":", label="1.5x the top")
+        for color, who in enumerate(WHO):
+            row_axes[0].plot([r["value"] for r in pushes], [r[who] for r in pushes], "o-", color=f"C{color}",
+                             label=who if who == "zero" else f"{who} action")
+            row_axes[1].bar(np.arange(len(dynamics)) + (color - 1) * 0.27, [r[who] for r in dynamics], 0.27,
+                            color=f"C{color}")
+        row_axes[0].set(title=f"{name}: pushes", xlabel="push speed (m/s)", ylabel="success", ylim=(-0.05, 1.05))
+        row_axes[1].set(title=f"{name}: dynamics outside training, training pushes", ylim=(0, 1.05),
+                        xticks=np.arange(len(dynamics)), xticklabels=[r["value"] for r in dynamics])
+        row_axes[0].legend(fontsize=7)
+    return runs.png(fig, "Stage-1 policies beyond their training (success: standing at the time limit)")
+
+
 def markdown(report):
-    lines = ["# Gates and pushes against the do-nothing policy", "",
+    lines = ["# Gates and stage-1 policies against the do-nothing policy and beyond their training", "",
              f"`{report['command']}`: {report['machine']['backend']} ({report['machine']['cpu']}), jax "
              f"{report['machine']['versions']['jax']}, mujoco {report['machine']['versions']['mujoco']}, "
              f"{report['date']}, {report['wall_s']:.0f} s; {report['episodes']} episodes per row, seed "
@@ -104,35 +160,40 @@ def markdown(report):
         scored = lambda p: "-" if p not in r else ", ".join(
             f"{k} {v:.2f}" for k, v in r[p].items() if k != "passes") + (" (passes)" if r[p]["passes"] else " (fails)")
         lines.append(f"| {r['env']} | {gate} | {scored('zero')} | {scored('noise')} |")
-    if report["pushes"]:
-        lines += ["", "## Stage-1 policies against stronger pushes", "",
-                  "Success: the share of episodes standing at the time limit. Length: mean control steps before a "
-                  "fall (500 = never fell).", "",
-                  "| species | push (m/s, every N steps) | success: trained / zero action / noise alone | "
-                  "length: trained / zero action / noise alone |", "|---|---|---|---|"]
-        for r in report["pushes"]:
-            three = lambda key, form: " / ".join(format(r[f"{who}_{key}"], form) for who in WHO)
-            lines.append(f"| {r['species']} | {r['push_speed']:.2f} (x{r['scale']:g}), {r['push_interval']} | "
-                         f"{three('success_rate', '.2f')} | {three('episode_length', '.0f')} |")
+    if report["beyond"]:
+        lines += ["", "## Stage-1 policies beyond their training", "",
+                  "Success: the share of episodes standing at the time limit. Pushes: every push at that speed, the "
+                  "waits between pushes as trained; dynamics: one change outside the training ranges, at the "
+                  "training pushes. ![curves](robustness.png)", "",
+                  "| species | training pushes (m/s) | variant | mean action | sampled actions | zero action |",
+                  "|---|---|---|---:|---:|---:|"]
+        for r in report["beyond"]:
+            variant = f"push {r['value']:.2f} m/s" if r["kind"] == "push" else r["value"]
+            lines.append(f"| {r['species']} | {r['training_push'][0]:g}-{r['training_push'][1]:g} | {variant} | "
+                         + " | ".join(f"{r[who]:.2f}" for who in WHO) + " |")
     return "\n".join(lines) + "\n"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("curricula", nargs="*", help="curriculum folders whose stage-1 policies to push harder")
+    parser.add_argument("curricula", nargs="*", help="curriculum folders whose stage-1 policies to take further")
     parser.add_argument("--episodes", type=int, default=64)
     parser.add_argument("--seed", type=int, default=2_000_000, help="apart from training's (0..) and the gates' (1e6+)")
+    parser.add_argument("--points", type=int, default=6, help="push speeds from 0 to 2.5x the top of the training range")
+    parser.add_argument("--no-gates", action="store_true", help="skip the zero-action table of every gate")
     parser.add_argument("--out", default=os.path.join(ROOT, "results", "robustness"), help="path without extension")
     args = parser.parse_args(argv)
     training.enable_compilation_cache()
     start = time.monotonic()
-    gates = zero_action_gates(args.episodes, args.seed)
-    pushes = [row for folder in args.curricula for row in push_robustness(folder, args.episodes, args.seed)]
+    gates = [] if args.no_gates else zero_action_gates(args.episodes, args.seed)
+    beyond = [row for folder in args.curricula for row in beyond_training(folder, args.points, args.episodes, args.seed)]
     report = dict(command=" ".join(["python benchmarks/robustness.py", *(argv if argv is not None else sys.argv[1:])]),
                   date=time.strftime("%Y-%m-%d"), machine=runs.machine(), episodes=args.episodes, seed=args.seed,
-                  wall_s=time.monotonic() - start, gates=gates, pushes=pushes)
+                  wall_s=time.monotonic() - start, gates=gates, beyond=beyond)
     runs.atomic_write(args.out + ".json", json.dumps(report, indent=1) + "\n")
     runs.atomic_write(args.out + ".md", markdown(report))
+    if beyond:
+        runs.atomic_write(args.out + ".png", plot(beyond))
     print(markdown(report))
     weak = [f"{r['env']} ({p})" for r in gates if r["stage"] == 1 for p in ("zero", "noise")
             if r[p]["success_rate"] > DO_NOTHING_MAX]

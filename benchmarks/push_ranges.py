@@ -1,0 +1,65 @@
+"""How the stage-1 push ranges were chosen (issue 19): zero action and noise alone on each species' stage-1 gate under
+candidate push ranges, with the default randomization; and, on the T-Rex without pushes, zero action under each
+randomized factor alone.
+
+    python benchmarks/push_ranges.py          # writes results/push_ranges_cpu.json
+
+A range is kept only if both do-nothing policies stand in at most 0.3 of the gate's episodes (robustness.py's
+DO_NOTHING_MAX): a gate must mean something. Episodes and seed are the gate evaluation's size on the CPU (32) and
+robustness.py's seed, apart from training's and the gates'.
+"""
+
+import json
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from benchmarks import robustness  # noqa: E402  first: it sets up logging and OpenGL before JAX loads
+
+import randomization  # noqa: E402
+import runs  # noqa: E402
+import training  # noqa: E402
+from configs import get_config  # noqa: E402
+
+EPISODES, SEED, INTERVAL = 32, 2_000_000, (40, 60)
+CANDIDATES = dict(trex=[(0.2, 0.5), (0.3, 0.6)], velociraptor=[(0.25, 0.5), (0.25, 0.6), (0.35, 0.7)],
+                  brachiosaurus=[(0.75, 1.5), (1.0, 1.5), (1.2, 1.6), (1.0, 1.8)])
+
+
+def do_nothing(name, overrides):
+    """Success rates of zero action and of noise alone in env `name` with `overrides`."""
+    config = get_config(name, overrides)
+    return {who: robustness.summarize(name, config, who, EPISODES, SEED)["success_rate"] for who in ("zero", "noise")}
+
+
+def main():
+    training.enable_compilation_cache()
+    start = time.monotonic()
+    ranges = []
+    for species, speeds in CANDIDATES.items():
+        for speed in speeds:
+            scores = do_nothing(f"{species}_stage1", dict(push_speed=speed, push_interval=INTERVAL))
+            ranges.append(dict(species=species, push_speed=speed, push_interval=INTERVAL, **scores,
+                               kept=max(scores.values()) <= robustness.DO_NOTHING_MAX))
+            print(ranges[-1], flush=True)
+    off = {f"randomize.{name}": None for name in randomization.RANGES}
+    factors = []
+    for name in randomization.RANGES:
+        default = get_config("trex_stage1")["randomize"][name]
+        success = robustness.summarize("trex_stage1", get_config("trex_stage1", off | {
+            f"randomize.{name}": default, "push_interval": 0}), "zero", EPISODES, SEED)["success_rate"]
+        factors.append(dict(factor=name, range=default, zero_action_no_pushes=success))
+        print(factors[-1], flush=True)
+    record = dict(command="python benchmarks/push_ranges.py", date=time.strftime("%Y-%m-%d"),
+                  machine=runs.machine(), episodes=EPISODES, seed=SEED, wall_s=time.monotonic() - start,
+                  ranges=ranges, trex_zero_action_by_factor=factors)
+    path = os.path.join(ROOT, "results", "push_ranges_cpu.json")
+    runs.atomic_write(path, json.dumps(record, indent=1) + "\n")
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
