@@ -128,7 +128,9 @@ def plot(rows):
     """PNG bytes: per species, success against push speed (the training range shaded) and under each dynamics
     change."""
     species = list(dict.fromkeys(r["species"] for r in rows))
-    fig, axes = runs.figure(len(species), 2, (11, 3.2 * len(species)))
+    height = 3.4 * len(species) + 0.8
+    fig, axes = runs.figure(len(species), 2, (11, height))
+    fig.subplots_adjust(top=1 - 0.75 / height, bottom=0.55 / height, hspace=0.45)  # room for the titles and labels
     for row_axes, name in zip(np.atleast_2d(axes), species):
         mine = [r for r in rows if r["species"] == name]
         pushes, dynamics = [r for r in mine if r["kind"] == "push"], [r for r in mine if r["kind"] == "dynamics"]
@@ -152,9 +154,10 @@ def markdown(report):
              f"`{report['command']}`: {report['machine']['backend']} ({report['machine']['cpu']}), jax "
              f"{report['machine']['versions']['jax']}, mujoco {report['machine']['versions']['mujoco']}, "
              f"{report['date']}, {report['wall_s']:.0f} s; {report['episodes']} episodes per row, seed "
-             f"{report['seed']}.", "",
-             "## Zero action (hold the home pose) and noise alone on every gate", "",
-             "| env | gate | zero action | noise alone (initial exploration std) |", "|---|---|---|---|"]
+             f"{report['seed']}."]
+    if report["gates"]:
+        lines += ["", "## Zero action (hold the home pose) and noise alone on every gate", "",
+                  "| env | gate | zero action | noise alone (initial exploration std) |", "|---|---|---|---|"]
     for r in report["gates"]:
         gate = ", ".join(f"{k} >= {v:g}" for k, v in r["gate"].items())
         scored = lambda p: "-" if p not in r else ", ".join(
@@ -164,7 +167,7 @@ def markdown(report):
         lines += ["", "## Stage-1 policies beyond their training", "",
                   "Success: the share of episodes standing at the time limit. Pushes: every push at that speed, the "
                   "waits between pushes as trained; dynamics: one change outside the training ranges, at the "
-                  "training pushes. ![curves](robustness.png)", "",
+                  f"training pushes. ![curves]({os.path.basename(report['out'])}.png)", "",
                   "| species | training pushes (m/s) | variant | mean action | sampled actions | zero action |",
                   "|---|---|---|---:|---:|---:|"]
         for r in report["beyond"]:
@@ -189,7 +192,7 @@ def main(argv=None):
     beyond = [row for folder in args.curricula for row in beyond_training(folder, args.points, args.episodes, args.seed)]
     report = dict(command=" ".join(["python benchmarks/robustness.py", *(argv if argv is not None else sys.argv[1:])]),
                   date=time.strftime("%Y-%m-%d"), machine=runs.machine(), episodes=args.episodes, seed=args.seed,
-                  wall_s=time.monotonic() - start, gates=gates, beyond=beyond)
+                  wall_s=time.monotonic() - start, out=os.path.relpath(args.out, ROOT), gates=gates, beyond=beyond)
     runs.atomic_write(args.out + ".json", json.dumps(report, indent=1) + "\n")
     runs.atomic_write(args.out + ".md", markdown(report))
     if beyond:
