@@ -25,7 +25,7 @@ import training  # noqa: E402
 from configs import get_config  # noqa: E402
 
 EPISODES, SEED, INTERVAL = 32, 2_000_000, (40, 60)
-CANDIDATES = dict(trex=[(0.2, 0.5), (0.3, 0.6)], velociraptor=[(0.25, 0.5), (0.25, 0.6), (0.35, 0.7)],
+CANDIDATES = dict(trex=[(0.2, 0.4), (0.2, 0.5), (0.3, 0.6)], velociraptor=[(0.25, 0.5), (0.25, 0.6), (0.35, 0.7)],
                   brachiosaurus=[(0.75, 1.5), (1.0, 1.5), (1.2, 1.6), (1.0, 1.8)])
 
 
