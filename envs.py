@@ -162,8 +162,8 @@ def build_env(name, config, mj_model, task, physics="mjx"):
     (randomization.py), auto-reset."""
     n_substeps = int(round(config["ctrl_dt"] / config["sim_dt"]))
     mjx_model = put_model(mj_model, config["mjx_impl"])
-    active, noisy = randomization.ranges(config), randomization.observation_noise(config)
-    fields, where = randomization.nominal(mj_model, active, config.get("randomize", {}).get("payload_body", "pelvis"))
+    ranges, noisy = randomization.ranges(config), randomization.observation_noise(config)
+    fields, where = randomization.nominal(mj_model, ranges, config.get("randomize", {}).get("payload_body", "pelvis"))
     if physics == "mjx":
         advance = mjx_physics(n_substeps)
     else:
@@ -173,10 +173,10 @@ def build_env(name, config, mj_model, task, physics="mjx"):
     default_params = env_params(config)
     shapes = randomization.draw_shapes(mj_model)
     noise = randomization.noise_amplitudes(noisy, tasks.observation_layout(config, mj_model)) if noisy else None
-    delay = active["action_delay"][1] if "action_delay" in active else 0  # the longest delay: actions kept
+    delay = ranges["action_delay"][1] if "action_delay" in ranges else 0  # the longest delay: actions kept
     push_interval, push_speed = config.get("push_interval"), config.get("push_speed")
     ranged_push = bool(push_interval) and (randomization.is_range(push_interval) or randomization.is_range(push_speed))
-    draws_episode = bool(active) or bool(noisy) or ranged_push
+    draws_episode = bool(ranges) or bool(noisy) or ranged_push
 
     def kinematics(data, **fields):
         return mjx_kinematics(mjx_model, data.replace(**fields))
@@ -186,9 +186,8 @@ def build_env(name, config, mj_model, task, physics="mjx"):
         return lambda shape, low, high: jax.random.uniform(next(keys), shape, minval=low, maxval=high)
 
     def push_wait(uniform):
-        """Control steps until the next push, whole numbers in the push_interval range."""
-        low, high = randomization.as_range(push_interval)
-        return jnp.minimum(jnp.floor(uniform((), low, high + 1)), high).astype(jnp.int32)
+        """Control steps until the next push, drawn from the push_interval range."""
+        return randomization.whole_number(uniform, *randomization.as_range(push_interval), jnp)
 
     def observe(data, prev_action, noise_key):
         obs = task.observe(data, prev_action)
@@ -203,8 +202,8 @@ def build_env(name, config, mj_model, task, physics="mjx"):
         episode, noise_key = {}, None
         if draws_episode:
             draw_key, noise_key = jax.random.split(draw_key)
-            uniform = uniform_from(draw_key, len(active) + 1)
-            episode = randomization.draw(active, shapes, uniform, jnp)
+            uniform = uniform_from(draw_key, len(ranges) + 1)
+            episode = randomization.draw(ranges, shapes, uniform, jnp)
             episode |= dict(recent_actions=jnp.zeros((delay, mj_model.nu))) if delay else {}
             episode |= dict(next_push=push_wait(uniform)) if ranged_push else {}
         obs = observe(data, zero_action, noise_key)

@@ -160,10 +160,8 @@ def push_schedule(config, draws):
         return lambda time_step: 0.0
     if not (randomization.is_range(interval) or randomization.is_range(speed)):
         return lambda time_step: speed if time_step > 0 and time_step % interval == 0 else 0.0
-    low, high = randomization.as_range(interval)
-
     def wait():
-        return int(min(np.floor(draws.uniform((), low, high + 1)), high))
+        return int(randomization.whole_number(draws.uniform, *randomization.as_range(interval), np))
 
     next_push = [wait()]
 

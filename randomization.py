@@ -116,13 +116,17 @@ def draw_shapes(mj_model):
                 armature=(mj_model.nv,), home_offset=(mj_model.nu,), action_delay=())
 
 
+def whole_number(uniform, low, high, xp):
+    """A whole number from `low` to `high`, each as likely, from one `uniform` draw."""
+    return xp.minimum(xp.floor(uniform((), low, high + 1)), high).astype(xp.int32)
+
+
 def draw(active, shapes, uniform, xp):
     """One episode's draws {name: array} of the `active` ranges; `uniform` is called once per range."""
     episode = {}
     for name, (low, high) in active.items():
-        if name == "action_delay":  # whole steps low..high, each as likely
-            steps = uniform((), low, high + 1)
-            episode[name] = xp.minimum(xp.floor(steps), high).astype(xp.int32)
+        if name == "action_delay":
+            episode[name] = whole_number(uniform, low, high, xp)
         else:
             episode[name] = uniform(shapes[name], low, high)
     return episode

@@ -8,6 +8,7 @@ import pytest
 
 import envs
 import evaluation
+import play
 import randomization
 import tasks
 from configs import get_config
@@ -134,3 +135,17 @@ def test_mjx_and_plain_mujoco_agree_under_the_same_draws():
     _, nominal_heights = zero_action_heights("mjx", NEUTRAL)
     np.testing.assert_array_equal(nominal_heights[0], mjx_heights[0])  # the same starts
     assert np.abs(nominal_heights[-1] - mjx_heights[-1]).max() > 2e-3
+
+
+def test_play_pushes_within_the_ranges_as_the_env_does():
+    """play.py's pushes (NumPy, no JAX) for push ranges: due after waits in the interval range, at speeds in the
+    speed range; a fixed push keeps its fixed schedule."""
+    draws = play.numpy_draws(np.random.default_rng(0))
+    pushes = play.push_schedule(dict(push_interval=PUSH_INTERVAL, push_speed=PUSH_SPEED), draws)
+    speeds = np.array([pushes(time_step) for time_step in range(300)])
+    due = np.flatnonzero(speeds)
+    assert len(due) >= 300 // PUSH_INTERVAL[1]
+    assert set(np.diff(np.concatenate([[0], due]))) == set(range(PUSH_INTERVAL[0], PUSH_INTERVAL[1] + 1))
+    assert speeds[due].min() >= PUSH_SPEED[0] and speeds[due].max() <= PUSH_SPEED[1]
+    fixed = play.push_schedule(dict(push_interval=50, push_speed=0.4), draws)
+    assert [t for t in range(160) if fixed(t)] == [50, 100, 150] and fixed(100) == 0.4
