@@ -111,7 +111,8 @@ def beyond_training(folder, points, episodes, seed):
     randomized = trained["randomize"]["enabled"]
     variants = [("push", speed, {"push_speed": float(speed)}) for speed in np.linspace(0, TOP_SCALE * top, points)]
     for label, change in DYNAMICS.items():  # what the policy never saw; the rest as trained (or off, if it was)
-        others = {} if randomized else {f"randomize.{k}": None for k in randomization.RANGES}
+        others = {} if randomized else {f"randomize.{k}": None for k in randomization.RANGES} | {
+            f"randomize.obs_noise.{group}": 0.0 for group in trained["randomize"]["obs_noise"]}
         variants.append(("dynamics", label, others | change | {"randomize.enabled": True}))
     rows = []
     for kind, value, change in variants:
