@@ -2,8 +2,8 @@
 warm-starting from the last. Gates are evaluated between training chunks through training.run_group's `after_chunk`.
 
 Gates (`gate` in a stage config, see configs/stages.py): every `eval_every` updates the policy is evaluated
-(with its `eval_actions`: the Gaussian's mean by default); an evaluation passes when every metric in `min` is at least its threshold; the gate
-passes when `consecutive` evaluations in a row have passed.
+(with its `eval_actions`: the Gaussian's mean by default); an evaluation passes when every metric in `min` is at
+least its threshold; the gate passes when `consecutive` evaluations in a row have passed.
 
 A curriculum folder holds curriculum.json (species, seed, overrides, the sessions that ran it, a record per finished
 stage) and a run folder per stage. `--resume` continues it at the stage and update of the stage's last checkpoint,

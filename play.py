@@ -47,7 +47,8 @@ KEYS = {  # GLFW key codes the viewer hands to play.py, and what each does
     262: ("Right", "turn the target 0.3 rad to the right"),
     266: ("Page Up", "target 0.2 m higher"),
     267: ("Page Down", "target 0.2 m lower"),
-    80: ("P", f"push the dinosaur in a random direction (the stage's push speed, its top one for a range, or {KEY_PUSH_SPEED} m/s)"),
+    80: ("P", f"push the dinosaur in a random direction (the stage's push speed, the top of a range, or "
+              f"{KEY_PUSH_SPEED} m/s)"),
     82: ("R", "start a new episode"),
 }
 
@@ -160,6 +161,7 @@ def push_schedule(config, draws):
         return lambda time_step: 0.0
     if not (randomization.is_range(interval) or randomization.is_range(speed)):
         return lambda time_step: speed if time_step > 0 and time_step % interval == 0 else 0.0
+
     def wait():
         return int(randomization.whole_number(draws.uniform, *randomization.as_range(interval), np))
 

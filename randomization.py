@@ -74,8 +74,9 @@ def check(config, mj_model):
         body = randomize["payload_body"]
         if mujoco.mj_name2id(mj_model, mujoco.mjtObj.mjOBJ_BODY, body) < 0:
             raise ConfigError(f"randomize.payload_body: the model has no body '{body}'")
-        if randomize.get("payload") is not None and mj_model.body(body).mass[0] + as_range(randomize["payload"])[0] <= 0:
-            raise ConfigError(f"randomize.payload: {as_range(randomize['payload'])[0]} kg leaves body '{body}' "
+        lightest = as_range(randomize["payload"])[0] if randomize.get("payload") is not None else None
+        if lightest is not None and mj_model.body(body).mass[0] + lightest <= 0:
+            raise ConfigError(f"randomize.payload: {lightest} kg leaves body '{body}' "
                               f"({mj_model.body(body).mass[0]:.2f} kg) with no mass")
     if randomize.get("action_delay") is not None and as_range(randomize["action_delay"])[1] > MAX_ACTION_DELAY:
         raise ConfigError(f"randomize.action_delay: at most {MAX_ACTION_DELAY} control steps")

@@ -183,14 +183,16 @@ def main(argv=None):
     parser.add_argument("curricula", nargs="*", help="curriculum folders whose stage-1 policies to take further")
     parser.add_argument("--episodes", type=int, default=64)
     parser.add_argument("--seed", type=int, default=2_000_000, help="apart from training's (0..) and the gates' (1e6+)")
-    parser.add_argument("--points", type=int, default=6, help="push speeds from 0 to 2.5x the top of the training range")
+    parser.add_argument("--points", type=int, default=6,
+                        help="push speeds from 0 to 2.5x the top of the training range")
     parser.add_argument("--no-gates", action="store_true", help="skip the zero-action table of every gate")
     parser.add_argument("--out", default=os.path.join(ROOT, "results", "robustness"), help="path without extension")
     args = parser.parse_args(argv)
     training.enable_compilation_cache()
     start = time.monotonic()
     gates = [] if args.no_gates else zero_action_gates(args.episodes, args.seed)
-    beyond = [row for folder in args.curricula for row in beyond_training(folder, args.points, args.episodes, args.seed)]
+    beyond = [row for folder in args.curricula
+              for row in beyond_training(folder, args.points, args.episodes, args.seed)]
     report = dict(command=" ".join(["python benchmarks/robustness.py", *(argv if argv is not None else sys.argv[1:])]),
                   date=time.strftime("%Y-%m-%d"), machine=runs.machine(), episodes=args.episodes, seed=args.seed,
                   wall_s=time.monotonic() - start, out=os.path.relpath(args.out, ROOT), gates=gates, beyond=beyond)

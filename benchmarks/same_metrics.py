@@ -110,8 +110,8 @@ def accepted(checkouts):
     flags = {who: {name: [] if name == "sampled" and not has_flag(text, "--sampled") else list(given)
                    for name, given in EVALUATIONS.items()} for who, text in helps.items()}
     for name in EVALUATIONS:
-        missing = [f"evaluate.py of {who} has no {a}" for who, text in helps.items() for a in EVALUATE + flags[who][name]
-                   if a.startswith("--") and not has_flag(text, a)]
+        missing = [f"evaluate.py of {who} has no {a}" for who, text in helps.items()
+                   for a in EVALUATE + flags[who][name] if a.startswith("--") and not has_flag(text, a)]
         if missing:
             print(f"skipping the {name}-action evaluation: {'; '.join(missing)}")
             for who in flags:

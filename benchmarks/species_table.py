@@ -7,8 +7,8 @@ fresh episodes in MJX and in plain MuJoCo, with a video of stage 3.
 For every stage folder it runs `python evaluate.py <stage> --episodes 64 --seed 2000000 --physics mjx|mujoco` (seed
 apart from training's and the gates'; the Gaussian's mean action, as deployed and gated: eval_mjx_mean.json and
 eval_mujoco_mean.json) and the same in MJX with sampled actions as in training (`--sampled`: eval_mjx_sampled.json),
-each skipped where it exists with the same episodes and seed, and films stage 3 (`<species>_stage3.gif`, skipped where it exists). Then it writes
-results/species.md, the table the README shows.
+each skipped where it exists with the same episodes and seed, and films stage 3 (`<species>_stage3.gif`, skipped
+where it exists). Then it writes results/species.md, the table the README shows.
 """
 
 import argparse

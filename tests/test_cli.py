@@ -98,13 +98,15 @@ def assert_one_line_error(result, message):
     (["--set", "randomize.kp=(1.1, 0.9)"], "config key 'randomize.kp': range (1.1, 0.9) has low above high"),
     (["--set", "randomize.friction=(-0.1, 1.0)"], "randomize.friction: -0.1 is below 0, the least sliding friction"),
     (["--set", "randomize.body_mass=(-0.5, 1.1)"], "randomize.body_mass: -0.5 is below 0.001, the least scale"),
-    (["--set", "randomize.payload=(-30.0, 4.0)"], "randomize.payload: -30.0 kg leaves body 'pelvis' (22.00 kg) with no"),
+    (["--set", "randomize.payload=(-30.0, 4.0)"],
+     "randomize.payload: -30.0 kg leaves body 'pelvis' (22.00 kg) with no"),
     (["--set", "randomize.payload_body='wing'"], "randomize.payload_body: the model has no body 'wing'"),
     (["--set", "randomize.obs_noise.smell=0.1"], "unknown config key 'randomize.obs_noise.smell'"),
     (["--set", "randomize.obs_noise.gravity=-0.1"], "randomize.obs_noise.gravity: negative noise -0.1"),
     (["--set", "randomize.action_delay=(0, 3)"], "randomize.action_delay: at most 2 control steps"),
     (["--set", "randomize.action_delay=(-1, 1)"], "randomize.action_delay: -1 is below 0, the least control steps"),
-    (["--set", "randomize.action_delay=0.5"], "config key 'randomize.action_delay' expects whole numbers: one, a (low, high) range or None, got 0.5"),
+    (["--set", "randomize.action_delay=0.5"],
+     "config key 'randomize.action_delay' expects whole numbers: one, a (low, high) range or None, got 0.5"),
     (["--set", "eval_actions=best"], "eval_actions 'best' is not one of: mean, sampled"),
 ])
 def test_bad_input_gives_one_line_and_exit_2(args, message, capsys):

@@ -113,8 +113,9 @@ def test_model_values_are_the_draws_applied_to_the_nominal_model():
     np.testing.assert_allclose(values["dof_armature"], mj_model.dof_armature * episode["armature"], rtol=1e-6)
 
 
-NEUTRAL = {f"randomize.{name}": value for name, value in dict(
-    friction=1.0, body_mass=1.0, payload=0.0, kp=1.0, damping=1.0, armature=1.0, home_offset=0.0, action_delay=0).items()}
+NEUTRAL = {f"randomize.{name}": value for name, value in dict(friction=1.0, body_mass=1.0, payload=0.0, kp=1.0,
+                                                               damping=1.0, armature=1.0, home_offset=0.0,
+                                                               action_delay=0).items()}
 
 
 def zero_action_heights(physics, overrides=()):
