@@ -162,21 +162,14 @@ def build_env(name, config, mj_model, task, physics="mjx"):
     (randomization.py), auto-reset."""
     n_substeps = int(round(config["ctrl_dt"] / config["sim_dt"]))
     mjx_model = put_model(mj_model, config["mjx_impl"])
-    ranges, noisy = randomization.ranges(config), randomization.observation_noise(config)
-    fields, where = randomization.nominal(mj_model, ranges, config.get("randomize", {}).get("payload_body", "pelvis"))
+    plan = randomization.plan(config, mj_model)
     if physics == "mjx":
         advance = mjx_physics(n_substeps)
     else:
-        advance = mujoco_physics(mj_model, n_substeps, tuple(fields))
+        advance = mujoco_physics(mj_model, n_substeps, tuple(plan.fields))
     blank = make_data(mj_model, config["mjx_impl"])
     zero_action = jnp.zeros(mj_model.nu)
     default_params = env_params(config)
-    shapes = randomization.draw_shapes(mj_model)
-    noise = randomization.noise_amplitudes(noisy, tasks.observation_layout(config, mj_model)) if noisy else None
-    delay = ranges["action_delay"][1] if "action_delay" in ranges else 0  # the longest delay: actions kept
-    push_interval, push_speed = config.get("push_interval"), config.get("push_speed")
-    ranged_push = bool(push_interval) and (randomization.is_range(push_interval) or randomization.is_range(push_speed))
-    draws_episode = bool(ranges) or bool(noisy) or ranged_push
 
     def kinematics(data, **fields):
         return mjx_kinematics(mjx_model, data.replace(**fields))
@@ -185,74 +178,60 @@ def build_env(name, config, mj_model, task, physics="mjx"):
         keys = iter([key] if count == 1 else jax.random.split(key, count))
         return lambda shape, low, high: jax.random.uniform(next(keys), shape, minval=low, maxval=high)
 
-    def push_wait(uniform):
-        """Control steps until the next push, drawn from the push_interval range."""
-        return randomization.whole_number(uniform, *randomization.as_range(push_interval), jnp)
-
     def observe(data, prev_action, noise_key):
         obs = task.observe(data, prev_action)
-        return obs if noise is None else obs + jax.random.uniform(noise_key, obs.shape, minval=-noise, maxval=noise)
+        if plan.noise is None:
+            return obs
+        return obs + uniform_from(noise_key, 1)(obs.shape, -plan.noise, plan.noise)
 
     def reset(key):
-        if draws_episode:
+        if plan.draws_episode:
             key, init_key, draw_key = jax.random.split(key, 3)
         else:
             key, init_key = jax.random.split(key)
         data = task.init(uniform_from(init_key, task.draws), kinematics, blank)
         episode, noise_key = {}, None
-        if draws_episode:
+        if plan.draws_episode:
             draw_key, noise_key = jax.random.split(draw_key)
-            uniform = uniform_from(draw_key, len(ranges) + 1)
-            episode = randomization.draw(ranges, shapes, uniform, jnp)
-            episode |= dict(recent_actions=jnp.zeros((delay, mj_model.nu))) if delay else {}
-            episode |= dict(next_push=push_wait(uniform)) if ranged_push else {}
+            episode = randomization.start_episode(plan, mj_model.nu, uniform_from(draw_key, len(plan.ranges) + 1), jnp)
         obs = observe(data, zero_action, noise_key)
         terms = task.reward_terms(data, zero_action, zero_action)
         info = {f"reward/{k}": jnp.zeros(()) for k in [*terms, "termination"]}
         info |= {k: jnp.zeros(()) for k in task.measure(data)} | {"nan_reset": jnp.zeros(())}
-        info |= dict(push_speed=jnp.zeros(())) if ranged_push else {}
+        info |= dict(push_speed=jnp.zeros(())) if plan.ranged_push else {}
         false = jnp.zeros((), bool)
         return EnvState(data, obs, jnp.zeros(()), false, false, obs, jnp.zeros((), jnp.int32), zero_action, key, info,
                         episode)
 
-    def push(data, key, time, episode):
-        """Kick the free root joint sideways when a push is due (models with a free root only): every `push_interval`
-        steps at `push_speed`, or, for ranges, at a speed and after a wait drawn at every push. Returns (data,
-        episode, the push's speed or 0 for ranged pushes)."""
-        if not push_interval:
-            return data, episode, None
-        if not ranged_push:
-            angle = jax.random.uniform(key, (), minval=-jnp.pi, maxval=jnp.pi)
-            kick = push_speed * jnp.array([jnp.cos(angle), jnp.sin(angle)])
-            due = (time > 0) & (time % push_interval == 0)
-            return data.replace(qvel=data.qvel.at[:2].add(jnp.where(due, kick, 0.0))), episode, None
-        uniform = uniform_from(key, 3)
-        angle = uniform((), -jnp.pi, jnp.pi)
-        speed = uniform((), *randomization.as_range(push_speed))
-        due = time == episode["next_push"]
-        episode = episode | dict(next_push=jnp.where(due, time + push_wait(uniform), episode["next_push"]))
-        kick = jnp.where(due, speed, 0.0) * jnp.array([jnp.cos(angle), jnp.sin(angle)])
-        return data.replace(qvel=data.qvel.at[:2].add(kick)), episode, jnp.where(due, speed, 0.0)
-
     def actuate(data, action, episode):
         """`data` with the controls of `action` as the motors see it: `action_delay` steps late, about the home pose
         shifted by `home_offset`; and the episode's record of recent actions."""
-        if delay:
-            recent = jnp.concatenate([action[None], episode["recent_actions"]])
-            action, episode = recent[episode["action_delay"]], episode | dict(recent_actions=recent[:-1])
+        action, episode = randomization.delayed(action, episode, jnp)
         ctrl = task.action_to_ctrl(action)
         return data.replace(ctrl=ctrl + episode["home_offset"] if "home_offset" in episode else ctrl), episode
+
+    def push(data, key, time, episode):
+        """Kick the free root joint sideways when a push is due (randomization.push; models with a free root only).
+        Returns (data, episode, the push's speed or 0 for ranged pushes, else None)."""
+        if not plan.push_interval:
+            return data, episode, None
+        kick, speed, episode = randomization.push(plan, time, episode, uniform_from(key, 3 if plan.ranged_push else 1),
+                                                  jnp)
+        return data.replace(qvel=data.qvel.at[:2].add(kick)), episode, speed if plan.ranged_push else None
 
     def step(state, action, params=None):
         weights = default_params if params is None else params
         action = jnp.clip(action, -1.0, 1.0)
         rng, push_key, reset_key = jax.random.split(state.rng, 3)
         noise_key = None
-        if noise is not None:
+        if plan.noise is not None:
             rng, noise_key = jax.random.split(rng)
         data, episode = actuate(state.data, action, state.episode)
         data, episode, pushed = push(data, push_key, state.time, episode)
-        model = mjx_model.replace(**randomization.model_values(fields, where, episode, jnp)) if fields else mjx_model
+        if plan.fields:
+            model = mjx_model.replace(**randomization.model_values(plan.fields, plan.where, episode, jnp))
+        else:
+            model = mjx_model
         data = advance(model, data)
 
         finite = jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))

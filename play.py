@@ -6,9 +6,10 @@ MuJoCo's viewer, where you steer.
     python play.py results/trex_curriculum_cpu_seed0/trex_stage2 --viewer          # needs a display
 
 It needs MuJoCo, onnxruntime and NumPy, never JAX. Start states, observations, actions to controls, rewards, falls and
-success are tasks.py's own functions, run on NumPy arrays: the code the policy was trained with. A control step sets
-the controls, kicks the pelvis when a push is due (as the stage's config sets pushes), runs ctrl_dt / sim_dt MuJoCo
-steps, then mj_forward, so that positions and sensors are those of the new state (as envs.py's plain-MuJoCo physics
+success are tasks.py's own functions, and the domain randomization (each episode's draws written into the model,
+delayed and offset controls, pushes, observation noise) is randomization.py's, run on NumPy arrays: the code the
+policy was trained with. A control step sets the controls, kicks the pelvis when a push is due (as the stage's config
+sets pushes), runs ctrl_dt / sim_dt MuJoCo steps, then mj_forward, so that positions and sensors are those of the new state (as envs.py's plain-MuJoCo physics
 has them; this loop is the one piece that mirrors envs.build_env). Headless, it prints the metrics evaluate.py
 prints, the policy's inference time per step and how much faster than real time it ran.
 """
@@ -62,6 +63,7 @@ class Exported:
     mj_model: mujoco.MjModel
     task: tasks.Task  # on NumPy arrays
     body: tasks.Body
+    plan: randomization.Plan  # what its config randomizes; each reset writes the episode's draws into mj_model
     session: Any  # onnxruntime.InferenceSession
 
     def act(self, obs):
@@ -112,29 +114,50 @@ def load_exported(source):
     obs_shape = session.get_inputs()[0].shape
     if obs_shape[-1] != obs_size:
         raise ConfigError(f"{onnx_path} takes observations of size {obs_shape[-1]}, policy.json says {obs_size}")
-    task = tasks.TASKS[config["task"]](config, mj_model, np)
-    return Exported(spec, config, mj_model, task, tasks.legged_body(config, mj_model, np), session)
+    return exported_policy(spec, config, mj_model, session)
+
+
+def exported_policy(spec, config, mj_model, session):
+    """An Exported for `config` (checked: ConfigError for a range that cannot be drawn) and its NumPy task."""
+    randomization.check(config, mj_model)
+    return Exported(spec, config, mj_model, tasks.TASKS[config["task"]](config, mj_model, np),
+                    tasks.legged_body(config, mj_model, np), randomization.plan(config, mj_model), session)
 
 
 @dataclass(frozen=True)
 class Draws:
-    """Where an episode's randomness comes from: `uniform(shape, low, high)` for its start (tasks.Task.init) and
-    `push_angle(time_step)` for the direction (rad) of a push due at that control step. play.py draws both from one
-    NumPy generator; a test hands in the env's own JAX stream, to replay evaluate.py's episodes."""
+    """Where an episode's randomness comes from, each a `uniform(shape, low, high)` callback: `start` for its start
+    (tasks.Task.init), `episode` for what it draws at reset (randomization.start_episode), `push(time_step)` for that
+    control step's push (randomization.push) and `noise(time_step)` for the noise on the observation after that many
+    steps. play.py draws them all from one NumPy generator; a test hands in the env's own JAX streams, to replay
+    evaluate.py's episodes."""
 
-    uniform: Callable
-    push_angle: Callable
+    start: Callable
+    episode: Callable
+    push: Callable
+    noise: Callable
 
 
 def numpy_draws(rng):
-    return Draws(lambda shape, low, high: rng.uniform(low, high, size=shape),
-                 lambda time_step: rng.uniform(-np.pi, np.pi))
+    def uniform(shape, low, high):
+        return rng.uniform(low, high, size=shape)
+
+    return Draws(uniform, uniform, lambda time_step: uniform, lambda time_step: uniform)
+
+
+def observe(exported, data, prev_action, noise):
+    """The observation as the env makes it: tasks' observation, plus uniform noise (from `noise`) where the config
+    makes it noisy."""
+    obs = exported.task.observe(data, prev_action)
+    plan = exported.plan
+    return obs if plan.noise is None else obs + noise(obs.shape, -plan.noise, plan.noise)
 
 
 def reset(exported, data, draws):
-    """A fresh start in `data`, as the env's reset makes one (tasks' start state on blank data); returns the first
-    observation."""
-    model = exported.mj_model
+    """A fresh start in `data`, as the env's reset makes one: tasks' start state on blank data, and the episode's
+    draws (randomization.py) written into exported.mj_model. Returns (the first observation, the episode: its draws,
+    recent actions and next push, as envs.py keeps them)."""
+    model, plan = exported.mj_model, exported.plan
     mujoco.mj_resetData(model, data)
 
     def kinematics(data, **fields):
@@ -143,49 +166,27 @@ def reset(exported, data, draws):
         mujoco.mj_kinematics(model, data)
         return data
 
-    exported.task.init(draws.uniform, kinematics, data)
-    return exported.task.observe(data, np.zeros(model.nu))
+    exported.task.init(draws.start, kinematics, data)
+    episode = randomization.start_episode(plan, model.nu, draws.episode, np) if plan.draws_episode else {}
+    for field, value in randomization.model_values(plan.fields, plan.where, episode, np).items():
+        getattr(model, field)[:] = value
+    return observe(exported, data, np.zeros(model.nu), draws.noise(0)), episode
 
 
-def push(data, speed, angle):
-    """Kick the pelvis horizontally at `speed` (m/s) in the direction `angle` (rad)."""
-    data.qvel[:2] += speed * np.array([np.cos(angle), np.sin(angle)])
-
-
-def push_schedule(config, draws):
-    """(control step) -> the speed (m/s) of the push due at that step of an episode, or 0, as the env pushes: every
-    `push_interval` steps at `push_speed`, or, for ranges, at a speed and after a wait drawn at each push. Make one per
-    episode."""
-    interval, speed = config.get("push_interval"), config.get("push_speed")
-    if not interval:
-        return lambda time_step: 0.0
-    if not (randomization.is_range(interval) or randomization.is_range(speed)):
-        return lambda time_step: speed if time_step > 0 and time_step % interval == 0 else 0.0
-
-    def wait():
-        return int(randomization.whole_number(draws.uniform, *randomization.as_range(interval), np))
-
-    next_push = [wait()]
-
-    def due(time_step):
-        if time_step != next_push[0]:
-            return 0.0
-        next_push[0] = time_step + wait()
-        return float(draws.uniform((), *randomization.as_range(speed)))
-
-    return due
-
-
-def control_step(exported, data, action, draws, time_step, pushes):
-    """One control step from `action` (clipped to [-1, 1]): controls, a push when `pushes` (push_schedule) says one
-    is due, the physics, then positions and sensors of the new state."""
-    config = exported.config
-    data.ctrl[:] = exported.task.action_to_ctrl(np.clip(action, -1.0, 1.0))
-    speed = pushes(time_step)
-    if speed:
-        push(data, speed, draws.push_angle(time_step))
+def control_step(exported, data, action, draws, time_step, episode):
+    """One control step from `action` (clipped to [-1, 1]) as the env takes it: controls (delayed and offset as the
+    episode drew), a push when one is due, the physics, then positions and sensors of the new state. Returns the
+    episode (its recent actions and next push) and the speed of the push (0 when none was due)."""
+    config, plan = exported.config, exported.plan
+    action, episode = randomization.delayed(np.clip(action, -1.0, 1.0), episode, np)
+    data.ctrl[:] = exported.task.action_to_ctrl(action) + episode.get("home_offset", 0.0)
+    speed = 0.0
+    if plan.push_interval:
+        kick, speed, episode = randomization.push(plan, time_step, episode, draws.push(time_step), np)
+        data.qvel[:2] += kick
     mujoco.mj_step(exported.mj_model, data, nstep=round(config["ctrl_dt"] / config["sim_dt"]))
     mujoco.mj_forward(exported.mj_model, data)
+    return episode, float(speed)
 
 
 def run_episode(exported, data, draws, poses=None):
@@ -193,8 +194,7 @@ def run_episode(exported, data, draws, poses=None):
     whether it reached the time limit, each task measure at the last step and its mean over the episode) and the
     seconds spent in the policy. Appends each step's pose (qpos, then mocap positions) to `poses` if given."""
     task, weights = exported.task, exported.config["reward_weights"]
-    obs, prev_action = reset(exported, data, draws), np.zeros(exported.mj_model.nu)
-    pushes = push_schedule(exported.config, draws)
+    (obs, episode), prev_action = reset(exported, data, draws), np.zeros(exported.mj_model.nu)
     record, sums, inference_s = dict(episode_return=0.0, episode_length=0, reached_time_limit=False), {}, 0.0
     for time_step in range(exported.config["episode_length"]):
         if poses is not None:
@@ -202,7 +202,7 @@ def run_episode(exported, data, draws, poses=None):
         start = time.perf_counter()
         action = np.clip(exported.act(obs), -1.0, 1.0)
         inference_s += time.perf_counter() - start
-        control_step(exported, data, action, draws, time_step, pushes)
+        episode, _ = control_step(exported, data, action, draws, time_step, episode)
         finite = bool(np.all(np.isfinite(data.qpos)) and np.all(np.isfinite(data.qvel)))
         failed = not finite or bool(task.is_terminated(data))
         terms = task.reward_terms(data, action, prev_action) if finite else {}
@@ -212,7 +212,7 @@ def run_episode(exported, data, draws, poses=None):
         sums = {k: sums.get(k, 0.0) + v for k, v in measures.items()}
         record |= measures
         record["episode_length"] = time_step + 1
-        obs, prev_action = task.observe(data, action), action
+        obs, prev_action = observe(exported, data, action, draws.noise(time_step + 1)), action
         if failed or bool(task.is_success(data)):
             break
     else:
@@ -271,25 +271,26 @@ def play_in_viewer(exported, seed):
     draws, data, pressed = numpy_draws(np.random.default_rng(seed)), mujoco.MjData(exported.mj_model), []
     print("\n".join(f"  {name:>9}  {what}" for name, what in KEYS.values()))
     with mujoco.viewer.launch_passive(exported.mj_model, data, key_callback=pressed.append) as viewer:
-        obs, time_step, pushes = reset(exported, data, draws), 0, push_schedule(exported.config, draws)
+        (obs, episode), time_step = reset(exported, data, draws), 0
         while viewer.is_running():
             start = time.perf_counter()
             with viewer.lock():
                 for key in [pressed.pop(0) for _ in range(len(pressed))]:
                     if key == 82:
-                        obs, time_step, pushes = reset(exported, data, draws), 0, push_schedule(exported.config, draws)
+                        (obs, episode), time_step = reset(exported, data, draws), 0
                     elif key == 80:
                         speed = randomization.as_range(exported.config.get("push_speed", KEY_PUSH_SPEED))[1]
-                        push(data, speed, draws.push_angle(time_step))
+                        angle = draws.start((), -np.pi, np.pi)
+                        data.qvel[:2] += speed * np.array([np.cos(angle), np.sin(angle)])
                     elif key in KEYS:
                         move_target(exported, data, key)
-                action = exported.act(obs)
-                control_step(exported, data, action, draws, time_step, pushes)
+                action = np.clip(exported.act(obs), -1.0, 1.0)
+                episode, _ = control_step(exported, data, action, draws, time_step, episode)
                 time_step += 1
-                obs = exported.task.observe(data, np.clip(action, -1.0, 1.0))
+                obs = observe(exported, data, action, draws.noise(time_step))
                 if (exported.task.is_terminated(data) or exported.task.is_success(data)
                         or time_step >= exported.config["episode_length"]):
-                    obs, time_step, pushes = reset(exported, data, draws), 0, push_schedule(exported.config, draws)
+                    (obs, episode), time_step = reset(exported, data, draws), 0
             viewer.sync()
             time.sleep(max(0.0, exported.config["ctrl_dt"] - (time.perf_counter() - start)))
 

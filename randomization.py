@@ -11,6 +11,9 @@ noise is fresh at every step. Like tasks.py, everything runs on the arrays of `x
 `uniform(shape, low, high)` callback, so this module imports no JAX.
 """
 
+from dataclasses import dataclass
+from typing import Any, Optional
+
 import mujoco
 import numpy as np
 
@@ -94,6 +97,33 @@ def check(config, mj_model):
             raise ConfigError("push_speed must be at least 0 m/s and push_interval at least 1 control step")
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What a config randomizes in a model, worked out once for envs.py's env and for play.py."""
+
+    ranges: dict  # {name: (low, high)} of the draws made at each reset (`ranges`)
+    shapes: dict  # the shape of each draw (`draw_shapes`)
+    fields: dict  # the model fields the draws change, at their nominal values (`nominal`)
+    where: dict  # what `model_values` needs besides (`nominal`)
+    noise: Optional[np.ndarray]  # uniform noise amplitude of each observation element, or None
+    delay: int  # the longest action delay: how many recent actions an episode keeps
+    push_interval: Any  # control steps between pushes (0: none), or a (low, high) range of waits
+    push_speed: Any  # (m/s) a push's speed, or a (low, high) range
+    ranged_push: bool  # pushes draw their speed and wait: an episode keeps its next push's step
+    draws_episode: bool  # an episode draws anything at its reset (randomization, noise or pushes)
+
+
+def plan(config, mj_model):
+    """The `Plan` of `config` for `mj_model` (checked with `check`)."""
+    active, noisy = ranges(config), observation_noise(config)
+    fields, where = nominal(mj_model, active, config.get("randomize", {}).get("payload_body", "pelvis"))
+    noise = noise_amplitudes(noisy, tasks.observation_layout(config, mj_model)) if noisy else None
+    interval, speed = config.get("push_interval"), config.get("push_speed")
+    ranged_push = bool(interval) and (is_range(interval) or is_range(speed))
+    return Plan(active, draw_shapes(mj_model), fields, where, noise, active.get("action_delay", (0, 0))[1], interval,
+                speed, ranged_push, bool(active) or bool(noisy) or ranged_push)
+
+
 def nominal(mj_model, active, payload_body):
     """The model fields the `active` draws change, at their nominal values (numpy arrays), and what `model_values`
     needs to change them: the colliding geoms and the id of the body that carries the payload."""
@@ -131,6 +161,44 @@ def draw(active, shapes, uniform, xp):
         else:
             episode[name] = uniform(shapes[name], low, high)
     return episode
+
+
+def start_episode(plan, nu, uniform, xp):
+    """What an episode keeps from its reset: its draws, then its recent actions (zero) and the step of its first
+    push."""
+    episode = draw(plan.ranges, plan.shapes, uniform, xp)
+    episode |= dict(recent_actions=xp.zeros((plan.delay, nu))) if plan.delay else {}
+    episode |= dict(next_push=push_wait(plan, uniform, xp)) if plan.ranged_push else {}
+    return episode
+
+
+def push_wait(plan, uniform, xp):
+    """Control steps until the next push, drawn from the push_interval range."""
+    return whole_number(uniform, *as_range(plan.push_interval), xp)
+
+
+def delayed(action, episode, xp):
+    """(the action the motors get, `action_delay` steps late; the episode with `action` recorded)."""
+    if "recent_actions" not in episode:
+        return action, episode
+    recent = xp.concatenate([action[None], episode["recent_actions"]])
+    return recent[episode["action_delay"]], episode | dict(recent_actions=recent[:-1])
+
+
+def push(plan, time, episode, uniform, xp):
+    """The push at control step `time` (a free root's horizontal velocity kick): (the kick, its speed or 0 when no
+    push is due, the episode with the step of its next push). Pushes come every `push_interval` steps at
+    `push_speed`, or, for ranges, at a speed and after a wait drawn at each push; the direction is uniform. Every step
+    draws (the direction first), due or not, so the draws of one step never depend on earlier steps."""
+    angle = uniform((), -np.pi, np.pi)
+    if plan.ranged_push:
+        speed = uniform((), *as_range(plan.push_speed))
+        due = time == episode["next_push"]
+        episode = episode | dict(next_push=xp.where(due, time + push_wait(plan, uniform, xp), episode["next_push"]))
+    else:
+        speed, due = plan.push_speed, (time > 0) & (time % plan.push_interval == 0)
+    speed = xp.where(due, speed, 0.0)
+    return speed * xp.array([xp.cos(angle), xp.sin(angle)]), speed, episode
 
 
 def model_values(fields, where, episode, xp):

@@ -5,10 +5,11 @@ mean action.
 
 evaluate.py's side is each stage-1 folder's eval_mujoco_mean.json, written by `python evaluate.py <stage 1> --physics
 mujoco --mean --episodes 32 --seed 2000000`. play.py plays the same 32 episodes twice: with the env's own random
-stream from that seed replayed (`env_draws`: the same starts and pushes as evaluate.py's), and with its own NumPy
-stream from the same seed (different starts and pushes). tests/test_export.py holds the first within 2 episodes.
+stream from that seed replayed (`env_draws`: the same starts, randomization draws, pushes and observation noise as
+evaluate.py's), and with its own NumPy stream from the same seed (different ones). tests/test_export.py holds the first within 2 episodes.
 """
 
+import functools
 import json
 import os
 import sys
@@ -31,32 +32,52 @@ import play  # noqa: E402
 SPECIES = ("trex", "velociraptor", "brachiosaurus")
 
 
-def env_draws(config, seed, episodes):
+def env_draws(exported, seed, episodes):
     """episode -> play.Draws that replay the random stream of evaluate.py's episode from `seed`: the keys that
-    evaluation.evaluation_rollout hands to each env, split as envs.build_env's reset and step split them (a legged
-    task's start draws three times)."""
-    steps = config["episode_length"]
+    evaluation.evaluation_rollout hands to each env, split as envs.build_env's reset and step split them (with
+    randomization, noise or ranged pushes, reset splits three ways and the draw key once more for the noise)."""
+    plan, steps = exported.plan, exported.config["episode_length"]
+    pushes = 3 if plan.ranged_push else 1
+
+    def several(key, count):
+        return key[None] if count == 1 else jax.random.split(key, count)
 
     @jax.jit
     def streams(key):
         def episode(key):
-            rng, init_key = jax.random.split(key)
+            if plan.draws_episode:
+                rng, init_key, draw_key = jax.random.split(key, 3)
+                draw_key, noise_key = jax.random.split(draw_key)
+            else:
+                (rng, init_key), draw_key, noise_key = jax.random.split(key), key, key  # the last two unused
 
             def step(rng, _):
                 rng, push_key, _ = jax.random.split(rng, 3)
-                return rng, jax.random.uniform(push_key, (), minval=-jnp.pi, maxval=jnp.pi)
+                noise_key = rng
+                if plan.noise is not None:
+                    rng, noise_key = jax.random.split(rng)
+                return rng, (several(push_key, pushes), noise_key)
 
-            return jax.random.split(init_key, 3), jax.lax.scan(step, rng, None, length=steps)[1]
+            push_keys, noise_keys = jax.lax.scan(step, rng, None, length=steps)[1]
+            return (several(init_key, exported.task.draws), several(draw_key, len(plan.ranges) + 1), push_keys,
+                    jnp.concatenate([noise_key[None], noise_keys]))
 
         return jax.vmap(episode)(jax.random.split(key, episodes))
 
-    init_keys, push_angles = streams(jax.random.key(seed))
+    init_keys, draw_keys, push_keys, noise_keys = streams(jax.random.key(seed))
+
+    @functools.partial(jax.jit, static_argnums=1)
+    def uniform(key, shape, low, high):
+        return jax.random.uniform(key, shape, minval=low, maxval=high)
+
+    def from_keys(keys):
+        keys = iter(keys)
+        return lambda shape, low, high: np.asarray(uniform(next(keys), shape, low, high))
 
     def draws(i):
-        keys = iter(init_keys[i])
-        return play.Draws(lambda shape, low, high: np.asarray(jax.random.uniform(next(keys), shape, minval=low,
-                                                                                   maxval=high)),
-                          lambda time_step: float(push_angles[i, time_step]))
+        return play.Draws(from_keys(init_keys[i]), from_keys(draw_keys[i]),
+                          lambda time_step: from_keys(push_keys[i, time_step]),
+                          lambda time_step: from_keys([noise_keys[i, time_step]]))
 
     return draws
 
@@ -72,7 +93,7 @@ def main():
             evaluated = json.load(f)
         episodes, seed = evaluated["episodes"], evaluated["seed"]
         exported = play.load_exported(stage1(species))
-        same, _ = play.play_episodes(exported, episodes, seed, episode_draws=env_draws(exported.config, seed, episodes))
+        same, _ = play.play_episodes(exported, episodes, seed, episode_draws=env_draws(exported, seed, episodes))
         own, _ = play.play_episodes(exported, episodes, seed)
         rows.append(dict(env=evaluated["env"], episodes=episodes, seed=seed,
                          evaluate_stood=round(evaluated["success_rate"] * episodes),

@@ -37,14 +37,14 @@ def committed(species, stage):
 def rollout_observations(exported, steps, seed=0):
     """Observations of `exported`'s policy running in plain MuJoCo (play.py's loop), episodes restarting as they end."""
     draws, data = play.numpy_draws(np.random.default_rng(seed)), mujoco.MjData(exported.mj_model)
-    obs, observations, pushes = play.reset(exported, data, draws), [], play.push_schedule(exported.config, draws)
+    (obs, episode), observations = play.reset(exported, data, draws), []
     for time_step in range(steps):
         observations.append(obs)
         action = np.clip(exported.act(obs), -1.0, 1.0)
-        play.control_step(exported, data, action, draws, time_step, pushes)
-        obs = exported.task.observe(data, action)
+        episode, _ = play.control_step(exported, data, action, draws, time_step, episode)
+        obs = play.observe(exported, data, action, draws.noise(time_step + 1))
         if exported.task.is_terminated(data) or exported.task.is_success(data):
-            obs = play.reset(exported, data, draws)
+            obs, episode = play.reset(exported, data, draws)
     return np.array(observations, np.float32)
 
 
@@ -86,22 +86,23 @@ def test_numpy_observation_controls_and_rewards_equal_the_env_along_a_plain_mujo
     env computes of the same states: as envs.py's plain-MuJoCo physics has them after each host step (float32,
     positions and sensors from mjx.forward), the JAX task's observation, controls, reward terms and measures; and the
     first observation of a start as the env's reset has it (positions alone, sensors zero). The env's own step is not
-    compiled here: its host callback keeps it out of the compilation cache, a minute per test on every run."""
-    config = get_config(name)
+    compiled here: its host callback keeps it out of the compilation cache, a minute per test on every run. The model
+    is nominal and the observation exact: test_randomization and the play-vs-evaluate test cover the draws."""
+    config = get_config(name, {"randomize.enabled": False})
     mj_model = tasks.load_model(config)
     task, body = tasks.TASKS[config["task"]](config, mj_model, np), tasks.legged_body(config, mj_model, np)
     env_task, mjx_model = tasks.TASKS[config["task"]](config, mj_model, jnp), envs.put_model(mj_model)
-    exported = play.Exported({}, config, mj_model, task, body, None)
+    exported = play.exported_policy({}, config, mj_model, None)
     rng = np.random.default_rng(7)
     draws, data, zero = play.numpy_draws(rng), mujoco.MjData(mj_model), np.zeros(mj_model.nu)
-    first, pushes = play.reset(exported, data, draws), play.push_schedule(exported.config, draws)
+    first, episode = play.reset(exported, data, draws)
     assert abs(tasks.lowest_point(body, data)) < 1e-9  # NumPy starts rest the lowest foot point on the floor
     start = {k: getattr(data, k).copy() for k in ("qpos", "mocap_pos", "ctrl")}
     fields = ("qpos", "qvel", "act", "ctrl", "mocap_pos", "qacc_warmstart")
     states, actions, previous, numpy_view, prev_action = [], [], [], [], zero
     for time_step in range(40):
         action = np.clip(rng.uniform(-1.3, 1.3, mj_model.nu), -1.0, 1.0)
-        play.control_step(exported, data, action, draws, time_step, pushes)
+        episode, _ = play.control_step(exported, data, action, draws, time_step, episode)
         states.append({k: getattr(data, k).copy() for k in fields})
         numpy_view.append((task.observe(data, action), task.action_to_ctrl(action),
                            task.reward_terms(data, action, prev_action), task.measure(data)))
@@ -143,7 +144,7 @@ def test_play_stands_as_often_as_evaluate_in_plain_mujoco(species):
     assert evaluated["episodes"] == 32 and "mean actions" in evaluated["policy"]
     exported = play.load_exported(folder)
     summary, _ = play.play_episodes(exported, 32, evaluated["seed"],
-                                    episode_draws=env_draws(exported.config, evaluated["seed"], 32))
+                                    episode_draws=env_draws(exported, evaluated["seed"], 32))
     assert abs(summary["success_rate"] - evaluated["success_rate"]) * 32 <= 2 + 1e-9, (summary, evaluated)
 
 

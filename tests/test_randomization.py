@@ -139,14 +139,24 @@ def test_mjx_and_plain_mujoco_agree_under_the_same_draws():
 
 
 def test_play_pushes_within_the_ranges_as_the_env_does():
-    """play.py's pushes (NumPy, no JAX) for push ranges: due after waits in the interval range, at speeds in the
-    speed range; a fixed push keeps its fixed schedule."""
+    """The pushes play.py makes (randomization.push on NumPy, no JAX) for push ranges: due after waits in the interval
+    range, at speeds in the speed range, each kick of that speed; a fixed push keeps its fixed schedule."""
+    mj_model = tasks.load_model(get_config("trex_stage1"))
     draws = play.numpy_draws(np.random.default_rng(0))
-    pushes = play.push_schedule(dict(push_interval=PUSH_INTERVAL, push_speed=PUSH_SPEED), draws)
-    speeds = np.array([pushes(time_step) for time_step in range(300)])
-    due = np.flatnonzero(speeds)
+
+    def speeds(push_interval, push_speed, steps):
+        plan = randomization.plan(dict(push_interval=push_interval, push_speed=push_speed), mj_model)
+        episode, speeds = randomization.start_episode(plan, mj_model.nu, draws.episode, np), []
+        for time_step in range(steps):
+            kick, speed, episode = randomization.push(plan, time_step, episode, draws.push(time_step), np)
+            assert np.linalg.norm(kick) == pytest.approx(speed)
+            speeds.append(float(speed))
+        return np.array(speeds)
+
+    ranged = speeds(PUSH_INTERVAL, PUSH_SPEED, 300)
+    due = np.flatnonzero(ranged)
     assert len(due) >= 300 // PUSH_INTERVAL[1]
     assert set(np.diff(np.concatenate([[0], due]))) == set(range(PUSH_INTERVAL[0], PUSH_INTERVAL[1] + 1))
-    assert speeds[due].min() >= PUSH_SPEED[0] and speeds[due].max() <= PUSH_SPEED[1]
-    fixed = play.push_schedule(dict(push_interval=50, push_speed=0.4), draws)
-    assert [t for t in range(160) if fixed(t)] == [50, 100, 150] and fixed(100) == 0.4
+    assert ranged[due].min() >= PUSH_SPEED[0] and ranged[due].max() <= PUSH_SPEED[1]
+    fixed = speeds(50, 0.4, 160)
+    assert list(np.flatnonzero(fixed)) == [50, 100, 150] and fixed[100] == pytest.approx(0.4)

@@ -1,0 +1,102 @@
+"""Which of an episode's draws make a stage-1 policy fall: success against each randomized factor.
+
+    python benchmarks/fall_causes.py results/trex_randomized_cpu_seed0/trex_stage1 --episodes 512
+
+Runs the policy's mean action (`--sampled`: sampled actions) for `--episodes` episodes in its own config
+(randomization and pushes as trained), from a seed apart from training's and the gates', then with randomization
+off, pushes off, observation noise off, observation noise alone (every range off) and the action delay off (six
+compiles). For each factor drawn at reset it splits the episodes into thirds by that factor (by value for the
+action delay; per-actuator and per-body draws by their largest deviation from neutral) and prints the success of each
+third, so a factor the policy cannot cope with shows as a third that falls much more than the others.
+Writes <folder>/fall_causes_<mean or sampled>.json.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import evaluate  # noqa: E402  first: it chooses the log level and OpenGL backend before JAX and MuJoCo load
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+import envs  # noqa: E402
+import evaluation  # noqa: E402
+import ppo_mjx  # noqa: E402
+import runs  # noqa: E402
+import training  # noqa: E402
+from configs import with_overrides  # noqa: E402
+
+NEUTRAL = dict(friction=1.0, body_mass=1.0, payload=0.0, kp=1.0, damping=1.0, armature=1.0, home_offset=0.0,
+               action_delay=0)
+
+
+def success_and_draws(name, config, path, mean, episodes, seed):
+    """(success per episode, the episodes' reset draws as numpy arrays) of the checkpoint's policy in `config`."""
+    env = envs.env_from_config(name, config)
+    loaded = training.load_policy(path, runs.read_checkpoint(path), config, env)
+    policy = ppo_mjx.evaluation_policy(config, env.action_size, **loaded, mean=mean)
+    key = jax.random.key(seed)
+    result = evaluation.evaluate(env, policy, key, episodes)[0]
+    draws = jax.device_get(jax.jit(jax.vmap(env.reset))(jax.random.split(key, episodes)).episode)
+    return np.asarray(env.episode_success(result)), result["episode_length"], draws
+
+
+def deviation(name, values):
+    """One number per episode: the draw, or the largest deviation from neutral of a per-body/per-actuator draw."""
+    values = np.asarray(values, np.float64)
+    return values if values.ndim == 1 else np.max(np.abs(values - NEUTRAL[name]), axis=1)
+
+
+def by_thirds(success, factor):
+    """Success in each third of the episodes by `factor`, or at each value of a factor with at most three."""
+    values = np.unique(factor)
+    if len(values) <= 3:
+        group = np.searchsorted(values, factor)
+    else:
+        group = np.clip(np.searchsorted(np.quantile(factor, [1 / 3, 2 / 3]), factor, side="right"), 0, 2)
+    return [dict(low=float(factor[group == g].min()), high=float(factor[group == g].max()),
+                 episodes=int(np.sum(group == g)), success=float(np.mean(success[group == g])))
+            for g in range(min(3, len(values)))]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", help="a stage-1 run folder (its checkpoint.msgpack)")
+    parser.add_argument("--episodes", type=int, default=512)
+    parser.add_argument("--seed", type=int, default=3_000_000)
+    parser.add_argument("--sampled", action="store_true", help="sampled actions instead of the mean")
+    args = parser.parse_args(argv)
+    training.enable_compilation_cache()
+    start = time.monotonic()
+    path = os.path.join(args.folder, runs.CHECKPOINT)
+    name, config, _ = evaluate.checkpoint_settings(path, None, {})
+    success, length, draws = success_and_draws(name, config, path, not args.sampled, args.episodes, args.seed)
+    report = dict(folder=os.path.relpath(args.folder, ROOT), actions="sampled" if args.sampled else "mean",
+                  episodes=args.episodes, seed=args.seed, machine=runs.machine(), success=float(np.mean(success)),
+                  fall_step_quartiles=np.quantile(length[~success], [0.25, 0.5, 0.75]).tolist() if (~success).any()
+                  else [], factors={k: by_thirds(success, deviation(k, v)) for k, v in draws.items() if k in NEUTRAL})
+    print(f"{name} {report['actions']} action, as trained: success {report['success']:.3f}; falls at steps "
+          f"(quartiles) {report['fall_step_quartiles']}")
+    for factor, thirds in report["factors"].items():
+        print(f"  {factor:12s} " + "  ".join(f"[{t['low']:.3g}, {t['high']:.3g}]: {t['success']:.2f}" for t in thirds))
+    quiet = {f"randomize.obs_noise.{group}": 0.0 for group in config["randomize"]["obs_noise"]}
+    variants = {"randomization off": {"randomize.enabled": False}, "pushes off": {"push_interval": 0},
+                "observation noise off": quiet, "only observation noise": {
+                    f"randomize.{name}": None for name in NEUTRAL}, "action delay off": {"randomize.action_delay": None}}
+    for label, change in variants.items():
+        alone = success_and_draws(name, with_overrides(config, change), path, not args.sampled, args.episodes,
+                                  args.seed)[0]
+        report[label] = float(np.mean(alone))
+        print(f"  {label}: success {report[label]:.3f}")
+    report["wall_s"] = time.monotonic() - start
+    runs.atomic_write(os.path.join(args.folder, f"fall_causes_{report['actions']}.json"),
+                      json.dumps(report, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
