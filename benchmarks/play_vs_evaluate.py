@@ -2,6 +2,8 @@
 mean action.
 
     python benchmarks/play_vs_evaluate.py        # writes results/play_vs_evaluate_cpu.json
+    python benchmarks/play_vs_evaluate.py results/{trex,velociraptor,brachiosaurus}_randomized_cpu_seed0 \
+        --out results/play_vs_evaluate_randomized_cpu.json
 
 evaluate.py's side is each stage-1 folder's eval_mujoco_mean.json, written by `python evaluate.py <stage 1> --physics
 mujoco --mean --episodes 32 --seed 2000000`. play.py plays the same 32 episodes twice: with the env's own random
@@ -9,6 +11,7 @@ stream from that seed replayed (`env_draws`: the same starts, randomization draw
 evaluate.py's), and with its own NumPy stream from the same seed (different ones). tests/test_export.py holds the first within 2 episodes.
 """
 
+import argparse
 import functools
 import json
 import os
@@ -82,28 +85,38 @@ def env_draws(exported, seed, episodes):
     return draws
 
 
-def stage1(species):
-    return os.path.join(ROOT, "results", f"{species}_curriculum_cpu_seed0", f"{species}_stage1")
+def stage1(species, curriculum=None):
+    """The stage-1 folder of `curriculum` (default: the species' committed one)."""
+    curriculum = curriculum or os.path.join(ROOT, "results", f"{species}_curriculum_cpu_seed0")
+    return os.path.join(curriculum, f"{species}_stage1")
 
 
-def main():
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("curricula", nargs="*", help="curriculum folders, in the order trex, velociraptor, "
+                        "brachiosaurus, whose stage 1 is exported and evaluated (default: the committed ones)")
+    parser.add_argument("--out", default=os.path.join(ROOT, "results", "play_vs_evaluate_cpu.json"))
+    args = parser.parse_args(argv)
     rows = []
-    for species in SPECIES:
-        with open(os.path.join(stage1(species), "eval_mujoco_mean.json")) as f:
+    for species, curriculum in zip(SPECIES, args.curricula or [None] * len(SPECIES)):
+        folder = stage1(species, curriculum)
+        with open(os.path.join(folder, "eval_mujoco_mean.json")) as f:
             evaluated = json.load(f)
         episodes, seed = evaluated["episodes"], evaluated["seed"]
-        exported = play.load_exported(stage1(species))
+        exported = play.load_exported(folder)
         same, _ = play.play_episodes(exported, episodes, seed, episode_draws=env_draws(exported, seed, episodes))
         own, _ = play.play_episodes(exported, episodes, seed)
-        rows.append(dict(env=evaluated["env"], episodes=episodes, seed=seed,
+        rows.append(dict(env=evaluated["env"], folder=os.path.relpath(folder, ROOT), episodes=episodes, seed=seed,
                          evaluate_stood=round(evaluated["success_rate"] * episodes),
                          play_same_stream_stood=round(same["success_rate"] * episodes),
                          play_numpy_stream_stood=round(own["success_rate"] * episodes)))
         print(rows[-1])
-    record = dict(command="python benchmarks/play_vs_evaluate.py", date=time.strftime("%Y-%m-%d"),
-                  machine=files.host(["jax", "mujoco", "onnxruntime", "numpy"]), runs=rows)
-    files.atomic_write(os.path.join(ROOT, "results", "play_vs_evaluate_cpu.json"), json.dumps(record, indent=1) + "\n")
-    print("wrote results/play_vs_evaluate_cpu.json")
+    record = dict(command=" ".join(["python benchmarks/play_vs_evaluate.py", *(argv if argv is not None else
+                                                                             sys.argv[1:])]),
+                  date=time.strftime("%Y-%m-%d"), machine=files.host(["jax", "mujoco", "onnxruntime", "numpy"]),
+                  runs=rows)
+    files.atomic_write(args.out, json.dumps(record, indent=1) + "\n")
+    print(f"wrote {os.path.relpath(args.out, ROOT)}")
 
 
 if __name__ == "__main__":
