@@ -3,6 +3,7 @@ ranges, pushes within theirs, the model fields the draws change, delayed and off
 MuJoCo under the same draws."""
 
 import jax
+import mujoco
 import numpy as np
 import pytest
 
@@ -11,6 +12,7 @@ import evaluation
 import play
 import randomization
 import tasks
+from benchmarks.play_vs_evaluate import env_draws
 from configs import get_config
 
 ENVS, STEPS, EPISODE = 8, 24, 6  # 4 episodes per env
@@ -160,3 +162,22 @@ def test_play_pushes_within_the_ranges_as_the_env_does():
     assert ranged[due].min() >= PUSH_SPEED[0] and ranged[due].max() <= PUSH_SPEED[1]
     fixed = speeds(50, 0.4, 160)
     assert list(np.flatnonzero(fixed)) == [50, 100, 150] and fixed[100] == pytest.approx(0.4)
+
+
+def test_play_resets_with_the_draws_of_the_env(rollout):
+    """play.py's reset (NumPy, no JAX) under the env's own random stream (play_vs_evaluate.env_draws, which replays
+    envs.py's key splits): the same draws, recent actions and first push as the env's reset, written into its model
+    as model_values has them, and the same first observation, its noise included (the start state itself differs by
+    float32 against float64 arithmetic)."""
+    env, first, *_ = rollout
+    exported = play.exported_policy({}, env.config, tasks.load_model(env.config), None)
+    draws, data = env_draws(exported, 0, ENVS), mujoco.MjData(exported.mj_model)
+    for i in range(ENVS):
+        obs, episode = play.reset(exported, data, draws(i))
+        drawn = {name: value[i] for name, value in first.episode.items()}
+        assert set(episode) == set(drawn)
+        for name, value in drawn.items():
+            np.testing.assert_allclose(episode[name], value, rtol=1e-6, atol=0, err_msg=name)
+        for field, value in randomization.model_values(exported.plan.fields, exported.plan.where, drawn, np).items():
+            np.testing.assert_allclose(getattr(exported.mj_model, field), value, rtol=1e-6, atol=0, err_msg=field)
+        np.testing.assert_allclose(obs, first.obs[i], rtol=0, atol=1e-4)
