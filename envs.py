@@ -206,9 +206,8 @@ def build_env(name, config, mj_model, task, physics="mjx"):
     def actuate(data, action, episode):
         """`data` with the controls of `action` as the motors see it: `action_delay` steps late, about the home pose
         shifted by `home_offset`; and the episode's record of recent actions."""
-        action, episode = randomization.delayed(action, episode, jnp)
-        ctrl = task.action_to_ctrl(action)
-        return data.replace(ctrl=ctrl + episode["home_offset"] if "home_offset" in episode else ctrl), episode
+        ctrl, episode = randomization.controls(task.action_to_ctrl, action, episode, jnp)
+        return data.replace(ctrl=ctrl), episode
 
     def push(data, key, time, episode):
         """Kick the free root joint sideways when a push is due (randomization.push; models with a free root only).

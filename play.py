@@ -9,8 +9,8 @@ It needs MuJoCo, onnxruntime and NumPy, never JAX. Start states, observations, a
 success are tasks.py's own functions, and the domain randomization (each episode's draws written into the model,
 delayed and offset controls, pushes, observation noise) is randomization.py's, run on NumPy arrays: the code the
 policy was trained with. A control step sets the controls, kicks the pelvis when a push is due (as the stage's config
-sets pushes), runs ctrl_dt / sim_dt MuJoCo steps, then mj_forward, so that positions and sensors are those of the new state (as envs.py's plain-MuJoCo physics
-has them; this loop is the one piece that mirrors envs.build_env). Headless, it prints the metrics evaluate.py
+sets pushes), runs ctrl_dt / sim_dt MuJoCo steps, then mj_forward, so that positions and sensors are those of the new
+state (as envs.py's plain-MuJoCo physics has them; this loop is the one piece that mirrors envs.build_env). Headless, it prints the metrics evaluate.py
 prints, the policy's inference time per step and how much faster than real time it ran.
 """
 
@@ -178,8 +178,8 @@ def control_step(exported, data, action, draws, time_step, episode):
     episode drew), a push when one is due, the physics, then positions and sensors of the new state. Returns the
     episode (its recent actions and next push) and the speed of the push (0 when none was due)."""
     config, plan = exported.config, exported.plan
-    action, episode = randomization.delayed(np.clip(action, -1.0, 1.0), episode, np)
-    data.ctrl[:] = exported.task.action_to_ctrl(action) + episode.get("home_offset", 0.0)
+    ctrl, episode = randomization.controls(exported.task.action_to_ctrl, np.clip(action, -1.0, 1.0), episode, np)
+    data.ctrl[:] = ctrl
     speed = 0.0
     if plan.push_interval:
         kick, speed, episode = randomization.push(plan, time_step, episode, draws.push(time_step), np)

@@ -114,7 +114,7 @@ class Plan:
 
 
 def plan(config, mj_model):
-    """The `Plan` of `config` for `mj_model` (checked with `check`)."""
+    """The `Plan` of `config` for `mj_model`; the config is checked beforehand (`check`)."""
     active, noisy = ranges(config), observation_noise(config)
     fields, where = nominal(mj_model, active, config.get("randomize", {}).get("payload_body", "pelvis"))
     noise = noise_amplitudes(noisy, tasks.observation_layout(config, mj_model)) if noisy else None
@@ -177,12 +177,14 @@ def push_wait(plan, uniform, xp):
     return whole_number(uniform, *as_range(plan.push_interval), xp)
 
 
-def delayed(action, episode, xp):
-    """(the action the motors get, `action_delay` steps late; the episode with `action` recorded)."""
-    if "recent_actions" not in episode:
-        return action, episode
-    recent = xp.concatenate([action[None], episode["recent_actions"]])
-    return recent[episode["action_delay"]], episode | dict(recent_actions=recent[:-1])
+def controls(action_to_ctrl, action, episode, xp):
+    """(the controls the motors get from `action`: `action_delay` steps late, about the home pose shifted by
+    `home_offset`; the episode with `action` recorded among its recent actions)."""
+    if "recent_actions" in episode:
+        recent = xp.concatenate([action[None], episode["recent_actions"]])
+        action, episode = recent[episode["action_delay"]], episode | dict(recent_actions=recent[:-1])
+    ctrl = action_to_ctrl(action)
+    return (ctrl + episode["home_offset"] if "home_offset" in episode else ctrl), episode
 
 
 def push(plan, time, episode, uniform, xp):

@@ -35,15 +35,19 @@ NEUTRAL = dict(friction=1.0, body_mass=1.0, payload=0.0, kp=1.0, damping=1.0, ar
                action_delay=0)
 
 
-def success_and_draws(name, config, path, mean, episodes, seed):
-    """(success per episode, the episodes' reset draws as numpy arrays) of the checkpoint's policy in `config`."""
+def success_and_lengths(name, config, path, mean, episodes, seed):
+    """(success per episode, episode lengths) of the checkpoint's policy in `config`, the envs' keys from `seed`."""
     env = envs.env_from_config(name, config)
     loaded = training.load_policy(path, runs.read_checkpoint(path), config, env)
     policy = ppo_mjx.evaluation_policy(config, env.action_size, **loaded, mean=mean)
-    key = jax.random.key(seed)
-    result = evaluation.evaluate(env, policy, key, episodes)[0]
-    draws = jax.device_get(jax.jit(jax.vmap(env.reset))(jax.random.split(key, episodes)).episode)
-    return np.asarray(env.episode_success(result)), result["episode_length"], draws
+    result = evaluation.evaluate(env, policy, jax.random.key(seed), episodes)[0]
+    return np.asarray(env.episode_success(result)), result["episode_length"]
+
+
+def reset_draws(name, config, episodes, seed):
+    """What the envs of `success_and_lengths` drew at their first reset, as numpy arrays."""
+    env = envs.env_from_config(name, config)
+    return jax.device_get(jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(seed), episodes)).episode)
 
 
 def deviation(name, values):
@@ -75,7 +79,8 @@ def main(argv=None):
     start = time.monotonic()
     path = os.path.join(args.folder, runs.CHECKPOINT)
     name, config, _ = evaluate.checkpoint_settings(path, None, {})
-    success, length, draws = success_and_draws(name, config, path, not args.sampled, args.episodes, args.seed)
+    success, length = success_and_lengths(name, config, path, not args.sampled, args.episodes, args.seed)
+    draws = reset_draws(name, config, args.episodes, args.seed)
     report = dict(folder=os.path.relpath(args.folder, ROOT), actions="sampled" if args.sampled else "mean",
                   episodes=args.episodes, seed=args.seed, machine=runs.machine(), success=float(np.mean(success)),
                   fall_step_quartiles=np.quantile(length[~success], [0.25, 0.5, 0.75]).tolist() if (~success).any()
@@ -86,11 +91,12 @@ def main(argv=None):
         print(f"  {factor:12s} " + "  ".join(f"[{t['low']:.3g}, {t['high']:.3g}]: {t['success']:.2f}" for t in thirds))
     quiet = {f"randomize.obs_noise.{group}": 0.0 for group in config["randomize"]["obs_noise"]}
     variants = {"randomization off": {"randomize.enabled": False}, "pushes off": {"push_interval": 0},
-                "observation noise off": quiet, "only observation noise": {
-                    f"randomize.{name}": None for name in NEUTRAL}, "action delay off": {"randomize.action_delay": None}}
+                "observation noise off": quiet,
+                "only observation noise": {f"randomize.{name}": None for name in NEUTRAL},
+                "action delay off": {"randomize.action_delay": None}}
     for label, change in variants.items():
-        alone = success_and_draws(name, with_overrides(config, change), path, not args.sampled, args.episodes,
-                                  args.seed)[0]
+        alone = success_and_lengths(name, with_overrides(config, change), path, not args.sampled, args.episodes,
+                                    args.seed)[0]
         report[label] = float(np.mean(alone))
         print(f"  {label}: success {report[label]:.3f}")
     report["wall_s"] = time.monotonic() - start

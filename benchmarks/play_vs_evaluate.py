@@ -8,7 +8,8 @@ mean action.
 evaluate.py's side is each stage-1 folder's eval_mujoco_mean.json, written by `python evaluate.py <stage 1> --physics
 mujoco --mean --episodes 32 --seed 2000000`. play.py plays the same 32 episodes twice: with the env's own random
 stream from that seed replayed (`env_draws`: the same starts, randomization draws, pushes and observation noise as
-evaluate.py's), and with its own NumPy stream from the same seed (different ones). tests/test_export.py holds the first within 2 episodes.
+evaluate.py's), and with its own NumPy stream from the same seed (different ones). tests/test_export.py holds the
+first within 2 episodes on the committed curricula.
 """
 
 import argparse
