@@ -10,8 +10,9 @@ success are tasks.py's own functions, and the domain randomization (each episode
 delayed and offset controls, pushes, observation noise) is randomization.py's, run on NumPy arrays: the code the
 policy was trained with. A control step sets the controls, kicks the pelvis when a push is due (as the stage's config
 sets pushes), runs ctrl_dt / sim_dt MuJoCo steps, then mj_forward, so that positions and sensors are those of the new
-state (as envs.py's plain-MuJoCo physics has them; this loop is the one piece that mirrors envs.build_env). Headless, it prints the metrics evaluate.py
-prints, the policy's inference time per step and how much faster than real time it ran.
+state (as envs.py's plain-MuJoCo physics has them; this loop is the one piece that mirrors envs.build_env).
+Headless, it prints the metrics evaluate.py prints, the policy's inference time per step and how much faster than
+real time it ran.
 """
 
 import os

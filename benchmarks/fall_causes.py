@@ -1,6 +1,7 @@
-"""Which of an episode's draws make a stage-1 policy fall: success against each randomized factor.
+"""Which of an episode's draws make a policy fail (fall, or miss its target): success against each randomized factor.
 
     python benchmarks/fall_causes.py results/trex_randomized_cpu_seed0/trex_stage1 --episodes 512
+    python benchmarks/fall_causes.py results/trex_randomized2_cpu_seed0/trex_stage3 --episodes 256
 
 Runs the policy's mean action (`--sampled`: sampled actions) for `--episodes` episodes in its own config
 (randomization and pushes as trained), from a seed apart from training's and the gates', then with randomization
@@ -35,10 +36,11 @@ NEUTRAL = dict(friction=1.0, body_mass=1.0, payload=0.0, kp=1.0, damping=1.0, ar
                action_delay=0)
 
 
-def success_and_lengths(name, config, path, mean, episodes, seed):
-    """(success per episode, episode lengths) of the checkpoint's policy in `config`, the envs' keys from `seed`."""
+def success_and_lengths(name, config, path, checkpoint, mean, episodes, seed):
+    """(success per episode, episode lengths) of the policy in `checkpoint` (read from `path`) in `config`, the envs'
+    keys from `seed`."""
     env = envs.env_from_config(name, config)
-    loaded = training.load_policy(path, runs.read_checkpoint(path), config, env)
+    loaded = training.load_policy(path, checkpoint, config, env)
     policy = ppo_mjx.evaluation_policy(config, env.action_size, **loaded, mean=mean)
     result = evaluation.evaluate(env, policy, jax.random.key(seed), episodes)[0]
     return np.asarray(env.episode_success(result)), result["episode_length"]
@@ -70,7 +72,7 @@ def by_thirds(success, factor):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", help="a stage-1 run folder (its checkpoint.msgpack)")
+    parser.add_argument("folder", help="a run folder (its checkpoint.msgpack), e.g. a stage 1")
     parser.add_argument("--episodes", type=int, default=512)
     parser.add_argument("--seed", type=int, default=3_000_000)
     parser.add_argument("--sampled", action="store_true", help="sampled actions instead of the mean")
@@ -78,8 +80,8 @@ def main(argv=None):
     training.enable_compilation_cache()
     start = time.monotonic()
     path = os.path.join(args.folder, runs.CHECKPOINT)
-    name, config, _ = evaluate.checkpoint_settings(path, None, {})
-    success, length = success_and_lengths(name, config, path, not args.sampled, args.episodes, args.seed)
+    name, config, checkpoint = evaluate.checkpoint_settings(path, None, {})
+    success, length = success_and_lengths(name, config, path, checkpoint, not args.sampled, args.episodes, args.seed)
     draws = reset_draws(name, config, args.episodes, args.seed)
     report = dict(folder=os.path.relpath(args.folder, ROOT), actions="sampled" if args.sampled else "mean",
                   episodes=args.episodes, seed=args.seed, machine=runs.machine(), success=float(np.mean(success)),
@@ -95,8 +97,8 @@ def main(argv=None):
                 "only observation noise": {f"randomize.{name}": None for name in NEUTRAL},
                 "action delay off": {"randomize.action_delay": None}}
     for label, change in variants.items():
-        alone = success_and_lengths(name, with_overrides(config, change), path, not args.sampled, args.episodes,
-                                    args.seed)[0]
+        alone = success_and_lengths(name, with_overrides(config, change), path, checkpoint, not args.sampled,
+                                    args.episodes, args.seed)[0]
         report[label] = float(np.mean(alone))
         print(f"  {label}: success {report[label]:.3f}")
     report["wall_s"] = time.monotonic() - start
