@@ -1,6 +1,7 @@
 """The curriculum: gate logic on synthetic metrics, gate names checked against evaluation metrics, and a two-stage
 cartpole curriculum end to end (early stop on a passed gate, budget exhausted, warm start of params and
-normalizer, records), killed and resumed (the same end as straight through), and bad folders to resume."""
+normalizer, records), killed and resumed (the same end as straight through), branched at a stage
+(benchmarks/branch_curriculum.py) and resumed, and bad folders to resume or branch."""
 
 import contextlib
 import json
@@ -18,6 +19,7 @@ import evaluation
 import ppo_mjx
 import runs
 import training
+from benchmarks import branch_curriculum
 from cartpole import SHORT_CONFIG, make_cartpole_env
 from configs import CONFIGS, ConfigError
 from test_cli import run_main
@@ -244,3 +246,47 @@ def test_resuming_a_wrong_folder_exits_2_and_changes_nothing(cartpole_curriculum
     lines = err.strip().splitlines()
     assert len(lines) == 1 and message.format(**folders) in lines[0], err
     assert {name: folder_bytes(folder) for name, folder in folders.items()} == before
+
+
+def test_a_branch_trains_the_stage_it_starts_at_with_its_settings(cartpole_curriculum, tmp_path, capsys):
+    """Branched at stage 2 and resumed, stage 2 trains as the curriculum trained it (warm-started from the copied
+    stage 1); with a setting added, stage 2 has it (its lr 0 keeps the warm start's log std to the end)."""
+    straight, _ = cartpole_curriculum
+    with cartpole_stages():
+        for folder, settings in [("same", []), ("changed", ["--set", "warm_start_log_std=-3.0"])]:
+            out = str(tmp_path / folder)
+            assert branch_curriculum.main([straight, out, "--stage", "2", *settings]) == 0
+            assert sorted(os.listdir(out)) == ["cartpole_stage1", "curriculum.json", "curriculum.md"]
+            code, _, err = run_main(cli.main, ["--resume", out], capsys)
+            assert code == 0, err
+    resumed, uninterrupted = stage_files(tmp_path / "same", "cartpole_stage2"), stage_files(straight, "cartpole_stage2")
+    assert resumed[:2] == uninterrupted[:2]
+    jax.tree.map(np.testing.assert_array_equal, resumed[2], uninterrupted[2])
+    changed = json.load(open(tmp_path / "changed" / "curriculum.json"))
+    assert changed["overrides"] == {"warm_start_log_std": -3.0} and len(changed["stages"]) == 2
+    path = str(tmp_path / "changed" / "cartpole_stage2" / runs.CHECKPOINT)
+    env = cartpole_env("cartpole", SHORT_CONFIG)
+    policy = training.load_policy(path, runs.read_checkpoint(path), SHORT_CONFIG, env)
+    np.testing.assert_array_equal(policy["params"]["params"]["log_std"], -3.0)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["{run}", "{out}", "--stage", "2"], "{run} is not a curriculum folder with a readable curriculum.json"),
+    (["{curriculum}", "{out}", "--stage", "1"], "can branch at stages 2-2, not 1"),
+    (["{curriculum}", "{out}", "--stage", "3"], "can branch at stages 2-2, not 3"),
+    (["{curriculum}", "{out}", "--stage", "2", "--set", "lrr=0.1"], "no stage from cartpole_stage2 on has config "
+                                                                     "key lrr"),
+    (["{curriculum}", "{run}", "--stage", "2"], "{run} exists; the branch needs a new folder"),
+])
+def test_a_bad_branch_exits_2_and_writes_nothing(cartpole_curriculum, cartpole_straight, tmp_path, capsys, args,
+                                                 message):
+    folders = dict(run=str(cartpole_straight), curriculum=cartpole_curriculum[0], out=str(tmp_path / "branch"))
+    before = {name: folder_bytes(folders[name]) for name in ("run", "curriculum")}
+    with cartpole_stages():
+        code = branch_curriculum.main([a.format(**folders) for a in args])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and message.format(**folders) in lines[0], err
+    assert {name: folder_bytes(folders[name]) for name in ("run", "curriculum")} == before
+    assert os.listdir(tmp_path) == []
