@@ -207,7 +207,8 @@ def run_episode(exported, data, draws, poses=None):
         finite = bool(np.all(np.isfinite(data.qpos)) and np.all(np.isfinite(data.qvel)))
         failed = not finite or bool(task.is_terminated(data))
         terms = task.reward_terms(data, action, prev_action) if finite else {}
-        reward = sum(weights[k] * float(v) for k, v in terms.items()) + failed * weights["termination"]
+        # a term newer than the export's config weighs 0 there, as configs.from_saved has it for checkpoints
+        reward = sum(weights.get(k, 0.0) * float(v) for k, v in terms.items()) + failed * weights["termination"]
         record["episode_return"] += reward
         measures = {k: float(v) if finite else 0.0 for k, v in task.measure(data).items()}
         sums = {k: sums.get(k, 0.0) + v for k, v in measures.items()}

@@ -48,3 +48,10 @@ def proximity(distance, sigma):
     """1 at the target, decaying with the squared distance over `sigma`."""
     xp = array_library(distance)
     return xp.exp(-xp.square(distance / sigma))
+
+
+def closing_speed(velocity, offset):
+    """Speed (m/s) of a point moving with `velocity` toward a target `offset` away: the rate at which the distance
+    falls. Summed over time it is the distance covered toward the target, however the point got there."""
+    xp = array_library(velocity)
+    return velocity @ offset / (xp.linalg.norm(offset) + 1e-6)

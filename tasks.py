@@ -86,6 +86,8 @@ class Body:
     head: int
     target_mocap: int  # mocap index of the target
     tips: Any  # site ids of `tip_sites`
+    tip_bodies: Any  # the body of each tip site
+    tip_roots: Any  # the root body of each tip's kinematic tree (MuJoCo's velocities `cvel` are taken about its COM)
     foot_geoms: Any  # geoms that collide, besides the floor plane
     foot_geom_type: Any
     geom_size: Any
@@ -105,10 +107,12 @@ def legged_body(config, mj_model, xp):
     mujoco.mj_resetDataKeyframe(mj_model, home_data, home.id)
     mujoco.mj_kinematics(mj_model, home_data)
     pelvis = mj_model.body("pelvis").id
+    tips = np.asarray([mj_model.site(name).id for name in config.get("tip_sites", ())], int)
     return Body(
         config, xp, xp.asarray(home.qpos), xp.asarray(home.ctrl), ctrl_low, ctrl_high, joint_low, joint_high,
-        pelvis, mj_model.body("head").id, mj_model.body_mocapid[mj_model.body("target").id],
-        xp.asarray([mj_model.site(name).id for name in config.get("tip_sites", ())], int), xp.asarray(feet),
+        pelvis, mj_model.body("head").id, mj_model.body_mocapid[mj_model.body("target").id], xp.asarray(tips),
+        xp.asarray(mj_model.site_bodyid[tips]), xp.asarray(mj_model.body_rootid[mj_model.site_bodyid[tips]]),
+        xp.asarray(feet),
         mj_model.geom_type[feet], xp.asarray(mj_model.geom_size),
         xp.asarray([mj_model.sensor_adr[i] for i in range(mj_model.nsensor)
                     if mj_model.sensor_type[i] == mujoco.mjtSensor.mjSENS_TOUCH]),
@@ -179,6 +183,17 @@ def tip_distance(body, data):
     """Distance (m) from the target to the nearest tip site."""
     xp = body.xp
     return xp.min(xp.linalg.norm(data.site_xpos[body.tips] - data.mocap_pos[body.target_mocap], axis=-1))
+
+
+def tip_closing_speed(body, data):
+    """Speed (m/s) at which the tip nearest the target closes on it (`rewards.closing_speed`); velocities must be
+    computed. Over an episode it sums to the distance the tip came, so standing near the target earns nothing."""
+    xp = body.xp
+    offsets = data.mocap_pos[body.target_mocap] - data.site_xpos[body.tips]
+    nearest = xp.argmin(xp.linalg.norm(offsets, axis=-1))
+    spin, velocity = data.cvel[body.tip_bodies, :3], data.cvel[body.tip_bodies, 3:]  # about the root's subtree COM
+    velocity = velocity + xp.cross(spin, data.site_xpos[body.tips] - data.subtree_com[body.tip_roots])
+    return rewards.closing_speed(velocity[nearest], offsets[nearest])
 
 
 # The observation's groups, in order, and what each is (export.py writes them into policy.json).
@@ -334,6 +349,7 @@ def behaviour(config, mj_model, xp):
     def reward_terms(data, action, prev_action):
         return (posture_terms(body, data, action, prev_action) | heading_terms(body, data)
                 | dict(proximity=rewards.proximity(tip_distance(body, data), config["proximity_sigma"]),
+                       closing=tip_closing_speed(body, data),
                        success=is_success(data).astype(body.xp.float32)))
 
     def measure(data):

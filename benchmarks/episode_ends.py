@@ -9,7 +9,6 @@ policy's own config (randomization and pushes as trained), seed apart from train
 <folder>/episode_ends_<mean or sampled>.json.
 """
 
-import argparse
 import json
 import os
 import sys
@@ -27,6 +26,7 @@ import evaluation  # noqa: E402
 import ppo_mjx  # noqa: E402
 import runs  # noqa: E402
 import training  # noqa: E402
+from benchmarks import fall_causes  # noqa: E402
 
 
 def episode_ends(env, episodes):
@@ -37,12 +37,7 @@ def episode_ends(env, episodes):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", help="a run folder (its checkpoint.msgpack)")
-    parser.add_argument("--episodes", type=int, default=128)
-    parser.add_argument("--seed", type=int, default=3_000_000)
-    parser.add_argument("--sampled", action="store_true", help="sampled actions instead of the mean")
-    args = parser.parse_args(argv)
+    args = fall_causes.policy_arguments(__doc__.splitlines()[0], 128).parse_args(argv)
     training.enable_compilation_cache()
     start = time.monotonic()
     path = os.path.join(args.folder, runs.CHECKPOINT)

@@ -70,13 +70,19 @@ def by_thirds(success, factor):
             for g in range(min(3, len(values)))]
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", help="a run folder (its checkpoint.msgpack), e.g. a stage 1")
-    parser.add_argument("--episodes", type=int, default=512)
-    parser.add_argument("--seed", type=int, default=3_000_000)
+def policy_arguments(description, episodes):
+    """The command line of a study of one policy's episodes: its run folder, how many episodes, their seed, and
+    whether it acts with its mean or samples."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("folder", help="a run folder (its checkpoint.msgpack), of any stage")
+    parser.add_argument("--episodes", type=int, default=episodes)
+    parser.add_argument("--seed", type=int, default=3_000_000, help="apart from training's and the gates' seeds")
     parser.add_argument("--sampled", action="store_true", help="sampled actions instead of the mean")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None):
+    args = policy_arguments(__doc__.splitlines()[0], 512).parse_args(argv)
     training.enable_compilation_cache()
     start = time.monotonic()
     path = os.path.join(args.folder, runs.CHECKPOINT)

@@ -104,7 +104,10 @@ BEHAVIOUR = dict(
     reward_weights=dict(
         forward_speed=0.5,  # speed (m/s) toward the target, capped at `target_speed`
         facing=0.2,  # cosine between the pelvis facing and the direction to the target
-        proximity=1.0,  # exp(-(tip distance / proximity_sigma)^2)
+        # exp(-(tip distance / proximity_sigma)^2); off: paid at every step near the target, it made standing there
+        # for ever worth as much as the success that ends the episode, and policies stood (results/README.md)
+        proximity=0.0,
+        closing=0.5,  # speed (m/s) at which the nearest tip closes on the target: standing still earns nothing
         success=50.0,  # paid once when a tip comes within `success_radius`; the episode then ends
         upright_height=0.5,  # standing at home height, upright
         posture=0.05,  # closeness to the home pose

@@ -72,7 +72,7 @@ def test_standing_beats_crouching_sitting_and_lying(balance):
     assert not bool(stand_down) and bool(lie_down)
 
 
-def test_speed_and_proximity_terms():
+def test_speed_proximity_and_closing_terms():
     heading = jnp.array([0.6, 0.8])
     assert float(rewards.capped_speed(jnp.array([3.0, 4.0]), heading, 10.0)) == pytest.approx(5.0)
     assert float(rewards.capped_speed(jnp.array([3.0, 4.0]), heading, 2.0)) == pytest.approx(2.0)
@@ -81,3 +81,8 @@ def test_speed_and_proximity_terms():
     np.testing.assert_allclose(rewards.across(jnp.array([-0.8, 0.6]), heading), [-0.8, 0.6], atol=1e-6)
     assert float(rewards.proximity(0.0, 0.5)) == 1.0
     assert float(rewards.proximity(0.5, 0.5)) == pytest.approx(np.exp(-1.0))
+    offset = jnp.array([3.0, 4.0, 0.0])  # the target 5 m away
+    assert float(rewards.closing_speed(jnp.array([3.0, 4.0, 0.0]), offset)) == pytest.approx(5.0)
+    assert float(rewards.closing_speed(jnp.array([1.0, 0.0, 2.0]), offset)) == pytest.approx(0.6)
+    assert float(rewards.closing_speed(jnp.array([-4.0, 3.0, 0.0]), offset)) == pytest.approx(0.0)  # circling
+    assert float(rewards.closing_speed(np.array([-3.0, -4.0, 0.0]), np.asarray(offset))) == pytest.approx(-5.0)

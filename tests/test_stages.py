@@ -1,7 +1,10 @@
 """The three stages on every species: shared observation and action sizes, targets placed as configured, reward terms
-and success on hand-made states, termination."""
+and success on hand-made states (the closing speed against the tip distance's rate, the success bonus against
+standing by the target for ever), old stage-3 configs, termination."""
 
 import dataclasses
+import json
+import os
 
 import jax
 import jax.numpy as jnp
@@ -12,7 +15,7 @@ from mujoco import mjx
 
 import envs
 import tasks
-from configs import get_config
+from configs import from_saved, get_config
 from test_species import SPECIES
 
 
@@ -132,6 +135,54 @@ def test_success_when_a_tip_reaches_the_target_and_not_when_far(behaviour):
         assert float(out["terms"]["proximity"]) == pytest.approx(np.exp(-(distance / config["proximity_sigma"]) ** 2),
                                                                  abs=1e-4)
         assert not bool(out["failed"])
+
+
+@pytest.mark.parametrize("species", SPECIES)
+def test_closing_speed_is_the_rate_at_which_the_nearest_tip_distance_falls(species):
+    """On NumPy and plain MuJoCo (as play.py computes it): the closing term against the distance's finite difference
+    over a tiny step of a random motion."""
+    config = get_config(f"{species}_stage3")
+    mj_model = tasks.load_model(config)
+    task = tasks.TASKS["behaviour"](config, mj_model, np)
+    data = mujoco.MjData(mj_model)
+    target, rng, closings = mj_model.body_mocapid[mj_model.body("target").id], np.random.default_rng(0), []
+    for _ in range(3):
+        mujoco.mj_resetDataKeyframe(mj_model, data, mj_model.keyframe("home").id)
+        data.qvel[:] = rng.normal(0.0, 1.0, mj_model.nv)
+        data.mocap_pos[target] = data.qpos[:3] + rng.uniform([0.5, -1.0, -0.5], [2.0, 1.0, 1.5])
+        mujoco.mj_forward(mj_model, data)
+        closings.append(float(task.reward_terms(data, np.zeros(mj_model.nu), np.zeros(mj_model.nu))["closing"]))
+        before, dt = float(task.measure(data)["tip_distance"]), 1e-6
+        mujoco.mj_integratePos(mj_model, data.qpos, data.qvel, dt)
+        mujoco.mj_kinematics(mj_model, data)
+        after = float(task.measure(data)["tip_distance"])
+        assert closings[-1] == pytest.approx((before - after) / dt, rel=1e-3, abs=1e-3)
+    assert max(map(abs, closings)) > 0.1  # the motions moved the tips
+
+
+def test_reaching_the_target_pays_more_than_standing_next_to_it_for_ever(behaviour):
+    """Success ends the episode with no bootstrapping past it, so its bonus must outweigh what the task would pay a
+    body standing at home, facing the target, a tip just outside the success radius, for ever (discounted by gamma):
+    otherwise standing there is worth as much as the strike (results/README.md: stage 3's time-outs)."""
+    look, config, mj_model = behaviour
+    qpos, qvel = home_state(mj_model)
+    tips = np.asarray(look(qpos, qvel, np.zeros(3))["site_xpos"])[[mj_model.site(n).id for n in config["tip_sites"]]]
+    out = look(qpos, qvel, tips[0] + [1.01 * config["success_radius"], 0, 0])  # ahead: home faces +x
+    assert not bool(out["success"])
+    weights = config["reward_weights"]
+    standing = sum(weights[k] * float(v) for k, v in out["terms"].items() if k != "success")
+    assert weights["success"] > standing / (1 - config["gamma"]), f"standing pays {standing:.3f} per step"
+
+
+def test_a_stage3_saved_before_the_closing_term_rebuilds_as_it_was_trained():
+    """A committed stage 3 trained with the proximity term, before `closing` existed, weighs closing 0."""
+    with open(os.path.join(os.path.dirname(tasks.MODELS_DIR), "results", "brachiosaurus_curriculum_cpu_seed0",
+                           "brachiosaurus_stage3", "config.json")) as f:
+        saved = json.load(f)
+    name, _, overrides = from_saved(saved)
+    weights = get_config(name, overrides)["reward_weights"]
+    assert "closing" not in saved["reward_weights"] and weights["closing"] == 0.0
+    assert weights == dict(saved["reward_weights"], closing=0.0)
 
 
 def test_termination_conditions(behaviour):
