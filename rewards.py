@@ -52,6 +52,6 @@ def proximity(distance, sigma):
 
 def closing_speed(velocity, offset):
     """Speed (m/s) of a point moving with `velocity` toward a target `offset` away: the rate at which the distance
-    falls. Summed over time it is the distance covered toward the target, however the point got there."""
+    falls. Integrated over time it is the distance covered toward the target, however the point got there."""
     xp = array_library(velocity)
     return velocity @ offset / (xp.linalg.norm(offset) + 1e-6)

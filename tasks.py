@@ -187,7 +187,7 @@ def tip_distance(body, data):
 
 def tip_closing_speed(body, data):
     """Speed (m/s) at which the tip nearest the target closes on it (`rewards.closing_speed`); velocities must be
-    computed. Over an episode it sums to the distance the tip came, so standing near the target earns nothing."""
+    computed. Integrated over an episode it is the distance the tip came, so standing near the target earns nothing."""
     xp = body.xp
     offsets = data.mocap_pos[body.target_mocap] - data.site_xpos[body.tips]
     nearest = xp.argmin(xp.linalg.norm(offsets, axis=-1))
