@@ -157,16 +157,22 @@ def write_state(out, state):
     runs.atomic_write(os.path.join(out, "curriculum.md"), curriculum_markdown(state))
 
 
-def read_state(folder, species=None):
-    """The saved state of the curriculum folder `folder`, to resume; ConfigError for a folder that is not a
-    curriculum, one of another species than `species` (when given), or one that has finished."""
+def load_state(folder):
+    """The saved state of the curriculum folder `folder`; ConfigError for a folder that is not a curriculum."""
     try:
         state = runs.read_json(os.path.join(folder, CURRICULUM_FILE))
-        saved_species, stages, overrides = state["species"], state["stages"], state["overrides"]
-        int(state["seed"]), len(state["sessions"])
+        state["species"], state["stages"], state["overrides"], int(state["seed"]), len(state["sessions"])
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ConfigError(f"{folder} is not a curriculum folder with a readable {CURRICULUM_FILE} "
                           f"({type(error).__name__})") from None
+    return state
+
+
+def read_state(folder, species=None):
+    """The saved state of the curriculum folder `folder`, to resume; ConfigError for a folder that is not a
+    curriculum, one of another species than `species` (when given), or one that has finished."""
+    state = load_state(folder)
+    saved_species, stages, overrides = state["species"], state["stages"], state["overrides"]
     if species is not None and species != saved_species:
         raise ConfigError(f"{folder} is a {saved_species} curriculum, not {species}")
     names, _ = stage_configs(saved_species, overrides)

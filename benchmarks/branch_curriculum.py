@@ -22,7 +22,6 @@ startup.before_jax()
 
 import configs  # noqa: E402
 import curriculum  # noqa: E402
-import runs  # noqa: E402
 from configs import ConfigError, parse_overrides  # noqa: E402
 
 
@@ -30,13 +29,8 @@ def branch(source, out, stage, overrides):
     """Copy `source`'s curriculum state and stage folders before `stage` (1-based) into the new folder `out`, with
     `overrides` added to its settings; each override must name a key of a stage the branch trains. The folder
     appears whole or not at all: it is assembled beside `out` and renamed."""
-    try:
-        state = runs.read_json(os.path.join(source, curriculum.CURRICULUM_FILE))
-        state["species"], state["overrides"], state["stages"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ConfigError(f"{source} is not a curriculum folder with a readable {curriculum.CURRICULUM_FILE} "
-                          f"({type(error).__name__})") from None
-    names, _ = curriculum.stage_configs(state["species"], state["overrides"])
+    state = curriculum.load_state(source)
+    names = configs.curriculum_stages(state["species"])
     if not 2 <= stage <= min(len(names), len(state["stages"]) + 1):
         raise ConfigError(f"{source}: can branch at stages 2-{min(len(names), len(state['stages']) + 1)}, not {stage}")
     trained = [dict(configs.flatten(configs.CONFIGS[name])) for name in names[stage - 1:]]

@@ -18,12 +18,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import evaluate  # noqa: E402  first: it chooses the log level and OpenGL backend before JAX and MuJoCo load
-import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
-import envs  # noqa: E402
-import evaluation  # noqa: E402
-import ppo_mjx  # noqa: E402
 import runs  # noqa: E402
 import training  # noqa: E402
 from benchmarks import fall_causes  # noqa: E402
@@ -42,10 +38,8 @@ def main(argv=None):
     start = time.monotonic()
     path = os.path.join(args.folder, runs.CHECKPOINT)
     name, config, checkpoint = evaluate.checkpoint_settings(path, None, {})
-    env = envs.env_from_config(name, config)
-    policy = ppo_mjx.evaluation_policy(config, env.action_size, **training.load_policy(path, checkpoint, config, env),
-                                       mean=not args.sampled)
-    episodes = evaluation.evaluate(env, policy, jax.random.key(args.seed), args.episodes)[0]
+    env, episodes = fall_causes.policy_episodes(name, config, path, checkpoint, not args.sampled, args.episodes,
+                                                args.seed)
     measures = [k for k in episodes if k not in ("episode_return", "reached_time_limit")]
     report = dict(folder=os.path.relpath(args.folder, ROOT), actions="sampled" if args.sampled else "mean",
                   episodes=args.episodes, seed=args.seed, machine=runs.machine(), ends={})
