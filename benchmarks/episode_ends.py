@@ -4,7 +4,10 @@ measure at the last step, as quartiles over the episodes that ended that way).
     python benchmarks/episode_ends.py results/trex_randomized2_cpu_seed0/trex_stage3 --episodes 128
 
 A stage-3 policy that times out with its tip next to the target (tip_distance just above the success radius) is
-content to hover there; one that times out far away never found the target. Mean action unless --sampled, in the
+content to hover there; one that times out far away never found the target. For a task with tip sites it also
+gives the target's height above the floor and, at the last step, the nearest tip's gap to the target across
+(horizontal) and below it (vertical: target minus tip height), and success in each third of the target heights: a
+tip that stays on the floor under high targets has not learned to lift it. Mean action unless --sampled, in the
 policy's own config (randomization and pushes as trained), seed apart from training's and the gates'. Writes
 <folder>/episode_ends_<mean or sampled>.json.
 """
@@ -18,6 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import evaluate  # noqa: E402  first: it chooses the log level and OpenGL backend before JAX and MuJoCo load
+import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
 import runs  # noqa: E402
@@ -32,14 +36,35 @@ def episode_ends(env, episodes):
     return {"success": success, "time-out": reached & ~success, "fall": ~reached & ~success}
 
 
+def tip_gaps(env, episodes, poses):
+    """{target_height, tip_gap_horizontal, tip_gap_vertical} per episode: where the target stood, and the nearest
+    tip's offset from it at the episode's last step (plain MuJoCo kinematics of the recorded poses)."""
+    model = env.mj_model
+    data = mujoco.MjData(model)
+    tips = [model.site(name).id for name in env.config["tip_sites"]]
+    last = np.asarray(poses)[np.asarray(episodes["episode_length"], int) - 1, np.arange(poses.shape[1])]
+    at = model.nq + 3 * model.body_mocapid[model.body("target").id]  # the target's position in a pose
+    gaps = []
+    for pose in last:
+        data.qpos[:] = pose[:model.nq]
+        mujoco.mj_kinematics(model, data)
+        offsets = pose[at:at + 3] - data.site_xpos[tips]
+        gaps.append(offsets[np.argmin(np.linalg.norm(offsets, axis=1))])
+    gaps = np.asarray(gaps)
+    return dict(target_height=last[:, at + 2], tip_gap_horizontal=np.linalg.norm(gaps[:, :2], axis=1),
+                tip_gap_vertical=gaps[:, 2])
+
+
 def main(argv=None):
     args = fall_causes.policy_arguments(__doc__.splitlines()[0], 128).parse_args(argv)
     training.enable_compilation_cache()
     start = time.monotonic()
     path = os.path.join(args.folder, runs.CHECKPOINT)
     name, config, checkpoint = evaluate.checkpoint_settings(path, None, {})
-    env, episodes = fall_causes.policy_episodes(name, config, path, checkpoint, not args.sampled, args.episodes,
-                                                args.seed)
+    env, episodes, poses = fall_causes.policy_episodes(name, config, path, checkpoint, not args.sampled,
+                                                       args.episodes, args.seed)
+    if config.get("tip_sites"):
+        episodes = dict(episodes, **tip_gaps(env, episodes, poses))
     measures = [k for k in episodes if k not in ("episode_return", "reached_time_limit")]
     report = dict(folder=os.path.relpath(args.folder, ROOT), actions="sampled" if args.sampled else "mean",
                   episodes=args.episodes, seed=args.seed, machine=runs.machine(), ends={})
@@ -51,6 +76,11 @@ def main(argv=None):
         print(f"  {end}: {np.mean(chosen):.3f} ({np.sum(chosen)} episodes)")
         for k, q in quartiles.items():
             print(f"    {k:24s} " + " / ".join(f"{v:.3g}" for v in q))
+    if config.get("tip_sites"):
+        report["success_by_target_height"] = fall_causes.by_thirds(episode_ends(env, episodes)["success"],
+                                                                   episodes["target_height"])
+        print("  success by target height: " + "  ".join(f"[{t['low']:.2f}, {t['high']:.2f}] m: {t['success']:.2f}"
+                                                         for t in report["success_by_target_height"]))
     report["wall_s"] = time.monotonic() - start
     runs.atomic_write(os.path.join(args.folder, f"episode_ends_{report['actions']}.json"),
                       json.dumps(report, indent=1) + "\n")

@@ -37,17 +37,17 @@ NEUTRAL = dict(friction=1.0, body_mass=1.0, payload=0.0, kp=1.0, damping=1.0, ar
 
 
 def policy_episodes(name, config, path, checkpoint, mean, episodes, seed):
-    """(env, its episode records) of the policy in `checkpoint` (read from `path`) in `config`, the envs' keys from
-    `seed`."""
+    """(env, its episode records, their poses: `evaluation.evaluation_rollout`) of the policy in `checkpoint` (read
+    from `path`) in `config`, the envs' keys from `seed`."""
     env = envs.env_from_config(name, config)
     loaded = training.load_policy(path, checkpoint, config, env)
     policy = ppo_mjx.evaluation_policy(config, env.action_size, **loaded, mean=mean)
-    return env, evaluation.evaluate(env, policy, jax.random.key(seed), episodes)[0]
+    return (env, *evaluation.evaluate(env, policy, jax.random.key(seed), episodes))
 
 
 def success_and_lengths(name, config, path, checkpoint, mean, episodes, seed):
     """(success per episode, episode lengths) of the policy in `checkpoint` in `config` (`policy_episodes`)."""
-    env, result = policy_episodes(name, config, path, checkpoint, mean, episodes, seed)
+    env, result, _ = policy_episodes(name, config, path, checkpoint, mean, episodes, seed)
     return np.asarray(env.episode_success(result)), result["episode_length"]
 
 
