@@ -4,10 +4,11 @@ measure at the last step, as quartiles over the episodes that ended that way).
     python benchmarks/episode_ends.py results/trex_randomized2_cpu_seed0/trex_stage3 --episodes 128
 
 A stage-3 policy that times out with its tip next to the target (tip_distance just above the success radius) is
-content to hover there; one that times out far away never found the target. For a task with tip sites it also
-gives the target's height above the floor and, at the last step, the nearest tip's gap to the target across
-(horizontal) and below it (vertical: target minus tip height), and success in each third of the target heights: a
-tip that stays on the floor under high targets has not learned to lift it. Mean action unless --sampled, in the
+content to hover there; one that times out far away never found the target. From the pose each episode ended in it
+also gives the pelvis' tilt sideways and forward (a fall that is all roll came from the side), and for a task with
+tip sites the target's height above the floor, the nearest tip's gap to the target across (horizontal) and below it
+(vertical: target minus tip height), and success in each third of the target heights: a tip that stays on the floor
+under high targets has not learned to lift it. Mean action unless --sampled, in the
 policy's own config (randomization and pushes as trained), seed apart from training's and the gates'. Writes
 <folder>/episode_ends_<mean or sampled>.json.
 """
@@ -25,6 +26,7 @@ import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
 import runs  # noqa: E402
+import tasks  # noqa: E402
 import training  # noqa: E402
 from benchmarks import fall_causes  # noqa: E402
 
@@ -36,23 +38,33 @@ def episode_ends(env, episodes):
     return {"success": success, "time-out": reached & ~success, "fall": ~reached & ~success}
 
 
-def tip_gaps(env, episodes, poses):
-    """{target_height, tip_gap_horizontal, tip_gap_vertical} per episode: where the target stood, and the nearest
-    tip's offset from it at the episode's last step (plain MuJoCo kinematics of the recorded poses)."""
+def end_pose_measures(env, episodes, poses):
+    """Per episode, from the pose its last action was chosen in (plain MuJoCo kinematics of the recorded poses): how
+    far the pelvis had tilted from its home attitude sideways (roll) and forward or back (pitch), in rad; and for a
+    task with tip sites, the target's height above the floor and the nearest tip's gap to it, across
+    (horizontal) and below it (vertical: target minus tip height)."""
     model = env.mj_model
     data = mujoco.MjData(model)
-    tips = [model.site(name).id for name in env.config["tip_sites"]]
+    body = tasks.legged_body(env.config, model, np)
+    tips = [model.site(name).id for name in env.config.get("tip_sites", ())]
     last = np.asarray(poses)[np.asarray(episodes["episode_length"], int) - 1, np.arange(poses.shape[1])]
     at = model.nq + 3 * model.body_mocapid[model.body("target").id]  # the target's position in a pose
-    gaps = []
+    ups, gaps = [], []
     for pose in last:
         data.qpos[:] = pose[:model.nq]
         mujoco.mj_kinematics(model, data)
+        ups.append(tasks.pelvis_rotation(body, data)[2].copy())  # the world's up in the pelvis frame (a copy: the
+        # rotation is a view of data, which the next pose overwrites)
         offsets = pose[at:at + 3] - data.site_xpos[tips]
-        gaps.append(offsets[np.argmin(np.linalg.norm(offsets, axis=1))])
-    gaps = np.asarray(gaps)
-    return dict(target_height=last[:, at + 2], tip_gap_horizontal=np.linalg.norm(gaps[:, :2], axis=1),
-                tip_gap_vertical=gaps[:, 2])
+        gaps.append(offsets[np.argmin(np.linalg.norm(offsets, axis=1))] if tips else np.zeros(3))
+    ups, gaps = np.asarray(ups), np.asarray(gaps)
+    home = np.asarray(body.home_up)
+    measures = dict(tilt_sideways=np.abs(np.arcsin(ups[:, 1]) - np.arcsin(home[1])),
+                    tilt_forward=np.abs(np.arcsin(ups[:, 0]) - np.arcsin(home[0])))
+    if tips:
+        measures |= dict(target_height=last[:, at + 2], tip_gap_horizontal=np.linalg.norm(gaps[:, :2], axis=1),
+                         tip_gap_vertical=gaps[:, 2])
+    return measures
 
 
 def main(argv=None):
@@ -63,8 +75,7 @@ def main(argv=None):
     name, config, checkpoint = evaluate.checkpoint_settings(path, None, {})
     env, episodes, poses = fall_causes.policy_episodes(name, config, path, checkpoint, not args.sampled,
                                                        args.episodes, args.seed)
-    if config.get("tip_sites"):
-        episodes = dict(episodes, **tip_gaps(env, episodes, poses))
+    episodes = dict(episodes, **end_pose_measures(env, episodes, poses))
     measures = [k for k in episodes if k not in ("episode_return", "reached_time_limit")]
     report = dict(folder=os.path.relpath(args.folder, ROOT), actions="sampled" if args.sampled else "mean",
                   episodes=args.episodes, seed=args.seed, machine=runs.machine(), ends={})

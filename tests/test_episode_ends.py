@@ -10,7 +10,7 @@ from benchmarks import episode_ends
 from configs import get_config
 
 
-def test_tip_gaps_measure_the_nearest_tip_against_the_target_at_each_episode_end():
+def test_end_poses_give_the_nearest_tip_against_the_target_and_the_pelvis_tilt():
     config = get_config("velociraptor_stage3", {})
     model = tasks.load_model(config)
     data = mujoco.MjData(model)
@@ -18,18 +18,22 @@ def test_tip_gaps_measure_the_nearest_tip_against_the_target_at_each_episode_end
     mujoco.mj_kinematics(model, data)
     left_claw = data.site_xpos[model.site("l_claw_tip").id].copy()
     home = data.qpos.copy()
-    # Two episodes: the target 0.3 m ahead of and 0.4 m beside the left claw, 0.2 m above it, ending at step 3; and
-    # 0.1 m under the left claw, ending at step 1. Steps after an episode's end hold other poses, never read.
-    targets = [left_claw + [0.3, 0.4, 0.2], left_claw - [0.0, 0.0, 0.1]]
-    lengths = np.array([3, 1])
-    poses = np.zeros((5, 2, model.nq + 3))
-    for episode, target in enumerate(targets):
-        poses[lengths[episode] - 1, episode] = np.concatenate([home, target])
+    rolled = home.copy()  # rolled 0.3 rad to its left, about the pelvis' forward axis
+    mujoco.mju_mulQuat(rolled[3:7], home[3:7], [np.cos(0.15), np.sin(0.15), 0.0, 0.0])
+    # Three episodes ending at steps 3, 1 and 2 (later steps hold other poses, never read): at home with the target
+    # 0.3 m ahead of, 0.4 m beside and 0.2 m above the left claw; at home with it 0.1 m under the left claw; rolled.
+    ends = [(home, left_claw + [0.3, 0.4, 0.2]), (home, left_claw - [0.0, 0.0, 0.1]), (rolled, left_claw)]
+    lengths = np.array([3, 1, 2])
+    poses = np.zeros((5, 3, model.nq + 3))
+    for episode, (pose, target) in enumerate(ends):
+        poses[lengths[episode] - 1, episode] = np.concatenate([pose, target])
     env = types.SimpleNamespace(mj_model=model, config=config)
-    gaps = episode_ends.tip_gaps(env, dict(episode_length=lengths), poses)
-    np.testing.assert_allclose(gaps["target_height"], [left_claw[2] + 0.2, left_claw[2] - 0.1], atol=1e-9)
-    np.testing.assert_allclose(gaps["tip_gap_horizontal"], [0.5, 0.0], atol=1e-9)
-    np.testing.assert_allclose(gaps["tip_gap_vertical"], [0.2, -0.1], atol=1e-9)
+    measures = episode_ends.end_pose_measures(env, dict(episode_length=lengths), poses)
+    np.testing.assert_allclose(measures["tilt_sideways"], [0.0, 0.0, 0.3], atol=1e-6)
+    np.testing.assert_allclose(measures["tilt_forward"], [0.0, 0.0, 0.0], atol=1e-6)
+    np.testing.assert_allclose(measures["target_height"][:2], [left_claw[2] + 0.2, left_claw[2] - 0.1], atol=1e-9)
+    np.testing.assert_allclose(measures["tip_gap_horizontal"][:2], [0.5, 0.0], atol=1e-9)
+    np.testing.assert_allclose(measures["tip_gap_vertical"][:2], [0.2, -0.1], atol=1e-9)
 
 
 def test_episodes_end_as_success_time_out_or_fall():
