@@ -3,12 +3,15 @@ candidate push ranges, with the default randomization; and, on the T-Rex without
 randomized factor alone.
 
     python benchmarks/push_ranges.py          # writes results/push_ranges_cpu.json
+    python benchmarks/push_ranges.py --candidate brachiosaurus:0.9-1.3:25-40   # these ranges only; repeatable;
+                                              # writes results/push_ranges_candidates_cpu.json
 
 A range is kept only if both do-nothing policies stand in at most 0.3 of the gate's episodes (robustness.py's
 DO_NOTHING_MAX): a gate must mean something. Episodes and seed are the gate evaluation's size on the CPU (32) and
 robustness.py's seed, apart from training's and the gates'.
 """
 
+import argparse
 import json
 import os
 import sys
@@ -35,16 +38,47 @@ def do_nothing(name, overrides):
     return {who: robustness.summarize(name, config, who, EPISODES, SEED)["success_rate"] for who in ("zero", "noise")}
 
 
-def main():
+def candidate(text):
+    """SPECIES:LOW-HIGH:LOW-HIGH, push speeds (m/s) then intervals (control steps), as (species, speeds, interval)."""
+    try:
+        species, speeds, interval = text.split(":")
+        speeds, interval = tuple(map(float, speeds.split("-"))), tuple(map(int, interval.split("-")))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not SPECIES:LOW-HIGH:LOW-HIGH, e.g. trex:0.2-0.4:40-60")
+    if species not in CANDIDATES or len(speeds) != 2 or len(interval) != 2:
+        raise argparse.ArgumentTypeError(f"{text!r}: species one of {', '.join(CANDIDATES)}, two speeds, two intervals")
+    return species, speeds, interval
+
+
+def judged(candidates):
+    """A row per (species, push speeds, push interval): zero action, noise alone, and whether the range is kept."""
+    ranges = []
+    for species, speeds, interval in candidates:
+        scores = do_nothing(f"{species}_stage1", dict(push_speed=speeds, push_interval=interval))
+        ranges.append(dict(species=species, push_speed=speeds, push_interval=interval, **scores,
+                           kept=max(scores.values()) <= robustness.DO_NOTHING_MAX))
+        print(ranges[-1], flush=True)
+    return ranges
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--candidate", type=candidate, action="append",
+                        help="judge only these ranges, SPECIES:LOW-HIGH:LOW-HIGH (speeds m/s, interval steps)")
+    args = parser.parse_args(argv)
     training.enable_compilation_cache()
     start = time.monotonic()
-    ranges = []
-    for species, speeds in CANDIDATES.items():
-        for speed in speeds:
-            scores = do_nothing(f"{species}_stage1", dict(push_speed=speed, push_interval=INTERVAL))
-            ranges.append(dict(species=species, push_speed=speed, push_interval=INTERVAL, **scores,
-                               kept=max(scores.values()) <= robustness.DO_NOTHING_MAX))
-            print(ranges[-1], flush=True)
+    if args.candidate:
+        record = dict(command="python benchmarks/push_ranges.py " + " ".join(
+                          f"--candidate {s}:{v[0]:g}-{v[1]:g}:{i[0]}-{i[1]}" for s, v, i in args.candidate),
+                      date=time.strftime("%Y-%m-%d"), machine=runs.machine(), episodes=EPISODES, seed=SEED,
+                      ranges=judged(args.candidate), wall_s=time.monotonic() - start)
+        path = os.path.join(ROOT, "results", "push_ranges_candidates_cpu.json")
+        runs.atomic_write(path, json.dumps(record, indent=1) + "\n")
+        print(f"wrote {path}")
+        return
+    ranges = judged([(species, speeds, INTERVAL) for species, all_speeds in CANDIDATES.items()
+                     for speeds in all_speeds])
     off = {f"randomize.{name}": None for name in randomization.RANGES}
     factors = []
     for name in randomization.RANGES:
