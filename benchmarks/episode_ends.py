@@ -8,8 +8,8 @@ content to hover there; one that times out far away never found the target. From
 also gives the pelvis' tilt sideways and forward (a fall that is all roll came from the side), and for a task with
 tip sites the target's height above the floor, the nearest tip's gap to the target across (horizontal) and below it
 (vertical: target minus tip height), and success in each third of the target heights: a tip that stays on the floor
-under high targets has not learned to lift it. Mean action unless --sampled, in the
-policy's own config (randomization and pushes as trained), seed apart from training's and the gates'. Writes
+under high targets has not learned to lift it. Mean action unless --sampled, in the policy's own config
+(randomization and pushes as trained), seed apart from training's and the gates'. Writes
 <folder>/episode_ends_<mean or sampled>.json.
 """
 
