@@ -185,15 +185,21 @@ def tip_distance(body, data):
     return xp.min(xp.linalg.norm(data.site_xpos[body.tips] - data.mocap_pos[body.target_mocap], axis=-1))
 
 
-def tip_closing_speed(body, data):
-    """Speed (m/s) at which the tip nearest the target closes on it (`rewards.closing_speed`); velocities must be
-    computed. Integrated over an episode it is the distance the tip came, so standing near the target earns nothing."""
+def nearest_tip(body, data):
+    """(index among `tips` of the tip nearest the target, the offset (m) from that tip to the target)."""
     xp = body.xp
     offsets = data.mocap_pos[body.target_mocap] - data.site_xpos[body.tips]
     nearest = xp.argmin(xp.linalg.norm(offsets, axis=-1))
+    return nearest, offsets[nearest]
+
+
+def tip_closing_speed(body, data):
+    """Speed (m/s) at which the tip nearest the target closes on it (`rewards.closing_speed`); velocities must be
+    computed. Integrated over an episode it is the distance the tip came, so standing near the target earns nothing."""
+    nearest, offset = nearest_tip(body, data)
     spin, velocity = data.cvel[body.tip_bodies, :3], data.cvel[body.tip_bodies, 3:]  # about the root's subtree COM
-    velocity = velocity + xp.cross(spin, data.site_xpos[body.tips] - data.subtree_com[body.tip_roots])
-    return rewards.closing_speed(velocity[nearest], offsets[nearest])
+    velocity = velocity + body.xp.cross(spin, data.site_xpos[body.tips] - data.subtree_com[body.tip_roots])
+    return rewards.closing_speed(velocity[nearest], offset)
 
 
 # The observation's groups, in order, and what each is (export.py writes them into policy.json).

@@ -46,22 +46,20 @@ def end_pose_measures(env, episodes, poses):
     model = env.mj_model
     data = mujoco.MjData(model)
     body = tasks.legged_body(env.config, model, np)
-    tips = [model.site(name).id for name in env.config.get("tip_sites", ())]
     last = np.asarray(poses)[np.asarray(episodes["episode_length"], int) - 1, np.arange(poses.shape[1])]
-    at = model.nq + 3 * model.body_mocapid[model.body("target").id]  # the target's position in a pose
+    at = model.nq + 3 * body.target_mocap  # the target's position in a pose
     ups, gaps = [], []
     for pose in last:
-        data.qpos[:] = pose[:model.nq]
+        data.qpos[:], data.mocap_pos[body.target_mocap] = pose[:model.nq], pose[at:at + 3]
         mujoco.mj_kinematics(model, data)
         ups.append(tasks.pelvis_rotation(body, data)[2].copy())  # the world's up in the pelvis frame (a copy: the
         # rotation is a view of data, which the next pose overwrites)
-        offsets = pose[at:at + 3] - data.site_xpos[tips]
-        gaps.append(offsets[np.argmin(np.linalg.norm(offsets, axis=1))] if tips else np.zeros(3))
+        gaps.append(tasks.nearest_tip(body, data)[1] if len(body.tips) else np.zeros(3))
     ups, gaps = np.asarray(ups), np.asarray(gaps)
     home = np.asarray(body.home_up)
     measures = dict(tilt_sideways=np.abs(np.arcsin(ups[:, 1]) - np.arcsin(home[1])),
                     tilt_forward=np.abs(np.arcsin(ups[:, 0]) - np.arcsin(home[0])))
-    if tips:
+    if len(body.tips):
         measures |= dict(target_height=last[:, at + 2], tip_gap_horizontal=np.linalg.norm(gaps[:, :2], axis=1),
                          tip_gap_vertical=gaps[:, 2])
     return measures
@@ -80,7 +78,8 @@ def main(argv=None):
     report = dict(folder=os.path.relpath(args.folder, ROOT), actions="sampled" if args.sampled else "mean",
                   episodes=args.episodes, seed=args.seed, machine=runs.machine(), ends={})
     print(f"{name}, {report['actions']} action, {args.episodes} episodes")
-    for end, chosen in episode_ends(env, episodes).items():
+    ends = episode_ends(env, episodes)
+    for end, chosen in ends.items():
         quartiles = {k: np.quantile(episodes[k][chosen], [0.25, 0.5, 0.75]).tolist() for k in measures
                      if chosen.any()}
         report["ends"][end] = dict(share=float(np.mean(chosen)), episodes=int(np.sum(chosen)), quartiles=quartiles)
@@ -88,8 +87,7 @@ def main(argv=None):
         for k, q in quartiles.items():
             print(f"    {k:24s} " + " / ".join(f"{v:.3g}" for v in q))
     if config.get("tip_sites"):
-        report["success_by_target_height"] = fall_causes.by_thirds(episode_ends(env, episodes)["success"],
-                                                                   episodes["target_height"])
+        report["success_by_target_height"] = fall_causes.by_thirds(ends["success"], episodes["target_height"])
         print("  success by target height: " + "  ".join(f"[{t['low']:.2f}, {t['high']:.2f}] m: {t['success']:.2f}"
                                                          for t in report["success_by_target_height"]))
     report["wall_s"] = time.monotonic() - start

@@ -61,6 +61,15 @@ def judged(candidates):
     return ranges
 
 
+def save(filename, arguments, start, **figures):
+    """Write results/<filename>: the command with `arguments`, where and when it ran, and `figures`."""
+    record = dict(command=f"python benchmarks/push_ranges.py {arguments}".strip(), date=time.strftime("%Y-%m-%d"),
+                  machine=runs.machine(), episodes=EPISODES, seed=SEED, wall_s=time.monotonic() - start, **figures)
+    path = os.path.join(ROOT, "results", filename)
+    runs.atomic_write(path, json.dumps(record, indent=1) + "\n")
+    print(f"wrote {path}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--candidate", type=candidate, action="append",
@@ -69,13 +78,9 @@ def main(argv=None):
     training.enable_compilation_cache()
     start = time.monotonic()
     if args.candidate:
-        record = dict(command="python benchmarks/push_ranges.py " + " ".join(
-                          f"--candidate {s}:{v[0]:g}-{v[1]:g}:{i[0]}-{i[1]}" for s, v, i in args.candidate),
-                      date=time.strftime("%Y-%m-%d"), machine=runs.machine(), episodes=EPISODES, seed=SEED,
-                      ranges=judged(args.candidate), wall_s=time.monotonic() - start)
-        path = os.path.join(ROOT, "results", "push_ranges_candidates_cpu.json")
-        runs.atomic_write(path, json.dumps(record, indent=1) + "\n")
-        print(f"wrote {path}")
+        ranges = judged(args.candidate)
+        save("push_ranges_candidates_cpu.json", " ".join(f"--candidate {s}:{v[0]:g}-{v[1]:g}:{i[0]}-{i[1]}"
+                                                         for s, v, i in args.candidate), start, ranges=ranges)
         return
     ranges = judged([(species, speeds, INTERVAL) for species, all_speeds in CANDIDATES.items()
                      for speeds in all_speeds])
@@ -87,12 +92,7 @@ def main(argv=None):
             f"randomize.{name}": default, "push_interval": 0}), "zero", EPISODES, SEED)["success_rate"]
         factors.append(dict(factor=name, range=default, zero_action_no_pushes=success))
         print(factors[-1], flush=True)
-    record = dict(command="python benchmarks/push_ranges.py", date=time.strftime("%Y-%m-%d"),
-                  machine=runs.machine(), episodes=EPISODES, seed=SEED, wall_s=time.monotonic() - start,
-                  ranges=ranges, trex_zero_action_by_factor=factors)
-    path = os.path.join(ROOT, "results", "push_ranges_cpu.json")
-    runs.atomic_write(path, json.dumps(record, indent=1) + "\n")
-    print(f"wrote {path}")
+    save("push_ranges_cpu.json", "", start, ranges=ranges, trex_zero_action_by_factor=factors)
 
 
 if __name__ == "__main__":

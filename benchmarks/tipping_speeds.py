@@ -47,26 +47,25 @@ def topples(model, body, speed, direction):
     return False
 
 
-def tipping_speed(species, direction):
-    """The slowest of SPEEDS that topples `species`' stage-1 body kicked at `direction`, or None if none does."""
+def tipping_speeds(species):
+    """{direction: the slowest of SPEEDS that topples `species`' stage-1 body kicked that way, or None if none does}."""
     config = get_config(f"{species}_stage1")
     model = tasks.load_model(config)
     body = tasks.legged_body(config, model, np)
-    return next((float(speed) for speed in SPEEDS if topples(model, body, speed, direction)), None)
+    return {name: next((float(speed) for speed in SPEEDS if topples(model, body, speed, angle)), None)
+            for name, angle in DIRECTIONS.items()}
 
 
 def main():
     start = time.monotonic()
-    speeds = {}
+    speeds, pushes = {}, {}
     for species in SPECIES:
-        speeds[species] = {name: tipping_speed(species, angle) for name, angle in DIRECTIONS.items()}
-        push = get_config(f"{species}_stage1")["push_speed"]
+        speeds[species], pushes[species] = tipping_speeds(species), list(get_config(f"{species}_stage1")["push_speed"])
         print(f"{species}: topples at " + ", ".join(f"{k} {v} m/s" for k, v in speeds[species].items())
-              + f"; stage-1 pushes {push[0]}-{push[1]} m/s", flush=True)
+              + f"; stage-1 pushes {pushes[species][0]}-{pushes[species][1]} m/s", flush=True)
     record = dict(command="python benchmarks/tipping_speeds.py", date=time.strftime("%Y-%m-%d"),
                   machine=runs.machine(), speeds_tried=SPEEDS.tolist(), tipping_speed=speeds,
-                  stage1_push_speed={s: list(get_config(f"{s}_stage1")["push_speed"]) for s in SPECIES},
-                  wall_s=time.monotonic() - start)
+                  stage1_push_speed=pushes, wall_s=time.monotonic() - start)
     runs.atomic_write(os.path.join(ROOT, "results", "tipping_speeds.json"), json.dumps(record, indent=1) + "\n")
 
 
