@@ -7,7 +7,8 @@ The pelvis stays where it stands at home; the hinges between it and each tip tak
 reach (`tasks.action_to_ctrl`: `action_scale` of the way from home to each control limit), each taken as the joint
 angle (a position servo's rest point, ignoring the sag under load), and every other joint stays at home. Set
 against the target heights of stage 3 it says which targets a tip can reach without lowering or tilting the body,
-and how far past that the top of the range asks it to go.
+and how far past that the top of the range asks it to go; each is measured at the configs' `action_scale` and at
+wider ones (ACTION_SCALES).
 """
 
 import json
@@ -27,6 +28,7 @@ from configs import get_config  # noqa: E402
 
 SPECIES = ("trex", "velociraptor", "brachiosaurus")
 SAMPLES = 5_000  # random poses of each tip's chain, then as many small steps from the highest so far
+ACTION_SCALES = (0.5, 0.75, 1.0)  # action_scale values tried: the configs' 0.5 and wider ranges
 
 
 def chain_actuators(model, site):
@@ -70,16 +72,16 @@ def main():
     rng = np.random.default_rng(0)
     reach = {}
     for species in SPECIES:
-        config = get_config(f"{species}_stage3")
-        model = tasks.load_model(config)
-        low, high = config["target_height"]
-        for name in config["tip_sites"]:
-            home, best = highest_reach(model, config, model.site(name).id, rng)
-            reach[f"{species}/{name}"] = dict(home_height=home, highest=best, target_height=[low, high],
-                                              success_radius=config["success_radius"],
-                                              action_scale=config["action_scale"])
-            print(f"{species} {name}: {home:.2f} m at home, reaches {best:.2f} m; targets {low}-{high} m up, "
-                  f"success within {config['success_radius']} m", flush=True)
+        for name in get_config(f"{species}_stage3")["tip_sites"]:
+            for scale in ACTION_SCALES:
+                config = get_config(f"{species}_stage3", {"action_scale": scale})
+                model = tasks.load_model(config)
+                (low, high), radius = config["target_height"], config["success_radius"]
+                home, best = highest_reach(model, config, model.site(name).id, rng)
+                reach.setdefault(f"{species}/{name}", dict(home_height=home, target_height=[low, high],
+                                                           success_radius=radius, highest={}))["highest"][scale] = best
+                print(f"{species} {name}, action_scale {scale}: {home:.2f} m at home, reaches {best:.2f} m; targets "
+                      f"{low}-{high} m up, success within {radius} m", flush=True)
     record = dict(command="python benchmarks/tip_reach.py", date=time.strftime("%Y-%m-%d"), machine=runs.machine(),
                   samples=SAMPLES, reach=reach, wall_s=time.monotonic() - start)
     runs.atomic_write(os.path.join(ROOT, "results", "tip_reach.json"), json.dumps(record, indent=1) + "\n")
