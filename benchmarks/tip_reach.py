@@ -72,11 +72,12 @@ def main():
     rng = np.random.default_rng(0)
     reach = {}
     for species in SPECIES:
-        for name in get_config(f"{species}_stage3")["tip_sites"]:
+        stage3 = get_config(f"{species}_stage3")
+        model = tasks.load_model(stage3)  # the same model at every action_scale
+        (low, high), radius = stage3["target_height"], stage3["success_radius"]
+        for name in stage3["tip_sites"]:
             for scale in ACTION_SCALES:
                 config = get_config(f"{species}_stage3", {"action_scale": scale})
-                model = tasks.load_model(config)
-                (low, high), radius = config["target_height"], config["success_radius"]
                 home, best = highest_reach(model, config, model.site(name).id, rng)
                 reach.setdefault(f"{species}/{name}", dict(home_height=home, target_height=[low, high],
                                                            success_radius=radius, highest={}))["highest"][scale] = best
