@@ -5,6 +5,9 @@ randomized factor alone.
     python benchmarks/push_ranges.py          # writes results/push_ranges_cpu.json
     python benchmarks/push_ranges.py --candidate brachiosaurus:0.9-1.3:25-40   # these ranges only; repeatable;
                                               # writes results/push_ranges_candidates_cpu.json
+    python benchmarks/push_ranges.py --candidate velociraptor:0.25-0.6:40-60 --set action_scale=0.75
+                                              # the same under config overrides, as in ppo_mjx; writes
+                                              # results/push_ranges_candidates_action_scale-0.75_cpu.json
 
 A range is kept only if both do-nothing policies stand in at most 0.3 of the gate's episodes (robustness.py's
 DO_NOTHING_MAX): a gate must mean something. Episodes and seed are the gate evaluation's size on the CPU (32) and
@@ -25,7 +28,7 @@ from benchmarks import robustness  # noqa: E402  first: it sets up logging and O
 import randomization  # noqa: E402
 import runs  # noqa: E402
 import training  # noqa: E402
-from configs import get_config  # noqa: E402
+from configs import ConfigError, get_config, parse_overrides  # noqa: E402
 
 EPISODES, SEED, INTERVAL = 32, 2_000_000, (40, 60)
 CANDIDATES = dict(trex=[(0.2, 0.4), (0.2, 0.5), (0.3, 0.6)], velociraptor=[(0.25, 0.5), (0.25, 0.6), (0.35, 0.7)],
@@ -50,11 +53,11 @@ def candidate(text):
     return species, speeds, interval
 
 
-def judged(candidates):
+def judged(candidates, overrides=None):
     """A row per (species, push speeds, push interval): zero action, noise alone, and whether the range is kept."""
     ranges = []
     for species, speeds, interval in candidates:
-        scores = do_nothing(f"{species}_stage1", dict(push_speed=speeds, push_interval=interval))
+        scores = do_nothing(f"{species}_stage1", dict(overrides or {}, push_speed=speeds, push_interval=interval))
         ranges.append(dict(species=species, push_speed=speeds, push_interval=interval, **scores,
                            kept=max(scores.values()) <= robustness.DO_NOTHING_MAX))
         print(ranges[-1], flush=True)
@@ -70,17 +73,35 @@ def save(filename, arguments, start, **figures):
     print(f"wrote {path}")
 
 
+def fail(message):
+    """Bad input: one line and exit code 2, before anything compiles."""
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--candidate", type=candidate, action="append",
                         help="judge only these ranges, SPECIES:LOW-HIGH:LOW-HIGH (speeds m/s, interval steps)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="config override for every candidate, as in ppo_mjx")
     args = parser.parse_args(argv)
+    if args.set and not args.candidate:
+        fail("--set needs --candidate: the full table is the defaults'")
     training.enable_compilation_cache()
     start = time.monotonic()
     if args.candidate:
-        ranges = judged(args.candidate)
-        save("push_ranges_candidates_cpu.json", " ".join(f"--candidate {s}:{v[0]:g}-{v[1]:g}:{i[0]}-{i[1]}"
-                                                         for s, v, i in args.candidate), start, ranges=ranges)
+        try:
+            overrides = parse_overrides(args.set)
+            for species, _, _ in args.candidate:
+                get_config(f"{species}_stage1", overrides)
+        except ConfigError as error:
+            fail(str(error))
+        ranges = judged(args.candidate, overrides)
+        variant = "".join(f"_{o.replace('=', '-')}" for o in args.set)
+        arguments = [f"--candidate {s}:{v[0]:g}-{v[1]:g}:{i[0]}-{i[1]}" for s, v, i in args.candidate]
+        save(f"push_ranges_candidates{variant}_cpu.json", " ".join(arguments + [f"--set {o}" for o in args.set]),
+             start, ranges=ranges)
         return
     ranges = judged([(species, speeds, INTERVAL) for species, all_speeds in CANDIDATES.items()
                      for speeds in all_speeds])
