@@ -64,13 +64,34 @@ def judged(candidates, overrides=None):
     return ranges
 
 
-def save(filename, arguments, start, **figures):
-    """Write results/<filename>: the command with `arguments`, where and when it ran, and `figures`."""
-    record = dict(command=f"python benchmarks/push_ranges.py {arguments}".strip(), date=time.strftime("%Y-%m-%d"),
-                  machine=runs.machine(), episodes=EPISODES, seed=SEED, wall_s=time.monotonic() - start, **figures)
-    path = os.path.join(ROOT, "results", filename)
-    runs.atomic_write(path, json.dumps(record, indent=1) + "\n")
-    print(f"wrote {path}")
+def save(filename, command, start, **figures):
+    """Write results/<filename>: the `command`, where and when it ran, and `figures`."""
+    record = dict(command=command, date=time.strftime("%Y-%m-%d"), machine=runs.machine(), episodes=EPISODES,
+                  seed=SEED, wall_s=time.monotonic() - start, **figures)
+    runs.atomic_write(result_path(filename), json.dumps(record, indent=1) + "\n")
+    print(f"wrote {result_path(filename)}")
+
+
+def result_path(filename):
+    return os.path.join(ROOT, "results", filename)
+
+
+def with_earlier_rows(path, rows):
+    """The rows of the record at `path` that `rows` do not judge again, then `rows`: a candidates file gathers every
+    candidate judged under its overrides, each row with the command that judged it."""
+    try:
+        with open(path) as f:
+            earlier = json.load(f)
+    except FileNotFoundError:
+        return rows
+    again = [candidate_of(row) for row in rows]
+    return [dict(row, command=row.get("command", earlier["command"])) for row in earlier["ranges"]
+            if candidate_of(row) not in again] + rows
+
+
+def candidate_of(row):
+    """(species, push speeds, push interval) of a row, as lists whether read from JSON or just judged."""
+    return row["species"], list(row["push_speed"]), list(row["push_interval"])
 
 
 def fail(message):
@@ -97,11 +118,11 @@ def main(argv=None):
                 get_config(f"{species}_stage1", overrides)
         except ConfigError as error:
             fail(str(error))
-        ranges = judged(args.candidate, overrides)
-        variant = "".join(f"_{o.replace('=', '-')}" for o in args.set)
         arguments = [f"--candidate {s}:{v[0]:g}-{v[1]:g}:{i[0]}-{i[1]}" for s, v, i in args.candidate]
-        save(f"push_ranges_candidates{variant}_cpu.json", " ".join(arguments + [f"--set {o}" for o in args.set]),
-             start, ranges=ranges)
+        command = " ".join(["python benchmarks/push_ranges.py", *arguments, *(f"--set {o}" for o in args.set)])
+        filename = "push_ranges_candidates" + "".join("_" + o.replace("=", "-") for o in args.set) + "_cpu.json"
+        rows = [dict(row, command=command) for row in judged(args.candidate, overrides)]
+        save(filename, command, start, ranges=with_earlier_rows(result_path(filename), rows))
         return
     ranges = judged([(species, speeds, INTERVAL) for species, all_speeds in CANDIDATES.items()
                      for speeds in all_speeds])
@@ -113,7 +134,8 @@ def main(argv=None):
             f"randomize.{name}": default, "push_interval": 0}), "zero", EPISODES, SEED)["success_rate"]
         factors.append(dict(factor=name, range=default, zero_action_no_pushes=success))
         print(factors[-1], flush=True)
-    save("push_ranges_cpu.json", "", start, ranges=ranges, trex_zero_action_by_factor=factors)
+    save("push_ranges_cpu.json", "python benchmarks/push_ranges.py", start, ranges=ranges,
+         trex_zero_action_by_factor=factors)
 
 
 if __name__ == "__main__":
