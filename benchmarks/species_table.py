@@ -22,6 +22,7 @@ sys.path.insert(0, ROOT)
 import evaluate  # noqa: E402  first: it chooses the log level and OpenGL backend before JAX and MuJoCo load
 
 import runs  # noqa: E402
+from configs import CPU_CURRICULUM_DEFAULTS  # noqa: E402
 
 EPISODES, SEED = 64, 2_000_000
 EVALUATIONS = (("mjx", "mean"), ("mujoco", "mean"), ("mjx", "sampled"))  # (physics, actions)
@@ -72,6 +73,12 @@ def species_rows(folder):
     return state, rows, video
 
 
+def settings(overrides):
+    """The curriculum's settings apart from the CPU's sizing defaults, as `--set` would give them."""
+    changed = [f"{key}={value}" for key, value in overrides.items() if CPU_CURRICULUM_DEFAULTS.get(key) != value]
+    return "settings " + ", ".join(changed) if changed else "default settings"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("curricula", nargs="+", help="curriculum folders")
@@ -93,7 +100,8 @@ def main(argv=None):
         state, rows, video = species_rows(folder)
         where = "; ".join(f"{s['date']} {s['machine']['backend']} ({s['machine']['cpu']})" for s in state["sessions"])
         lines += rows
-        lines.append(f"| *{state['species']}: {len(state['stages'])}/3 stages, ran {where}* | | | | | | |")
+        lines.append(f"| *{state['species']}: {len(state['stages'])}/3 stages, {settings(state['overrides'])}, ran "
+                     f"{where}* | | | | | | |")
         if video:
             videos.append(f"![{state['species']} stage 3]({os.path.relpath(video, os.path.dirname(args.out))})")
     lines += ["", *videos]
