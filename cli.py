@@ -209,6 +209,7 @@ def keep_policy_only(folder):
 def main(argv=None):
     args = parse_args(argv)
     training.enable_compilation_cache()
+    out = None  # the folder a Ctrl-C leaves to resume, once known
     try:
         if args.policy_only:
             return keep_policy_only(args.policy_only)
@@ -226,9 +227,19 @@ def main(argv=None):
     except (ConfigError, runs.CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
+    except KeyboardInterrupt:  # Ctrl-C while compiling, or a second one: every file keeps its last complete state
+        print("stopped by Ctrl-C", file=sys.stderr)
+        summaries = None
     if summaries is None:
-        print(f"Continue with: python ppo_mjx.py --resume {out}", flush=True)
+        print(f"Continue with: python ppo_mjx.py --resume {out}" if out and resumable(out) else
+              "Nothing was trained yet: run the same command again", flush=True)
         sys.exit(130)  # stopped by Ctrl-C, as shells report an interrupted command
+
+
+def resumable(out):
+    """Whether `--resume out` has something to continue: a curriculum, or a checkpoint of a run or a group's run."""
+    return os.path.exists(os.path.join(out, curriculum.CURRICULUM_FILE)) or any(
+        runs.CHECKPOINT in files for _, _, files in os.walk(out))
 
 
 if __name__ == "__main__":

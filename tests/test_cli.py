@@ -230,6 +230,19 @@ def test_resume_of_a_finished_run_does_nothing(tiny_run, capsys):
     assert snapshot(out) == before
 
 
+@pytest.mark.parametrize("args, then", [
+    (TINY, "Nothing was trained yet: run the same command again"),
+    (["--env", "trex", "--curriculum", *TINY[2:]], "Continue with: python ppo_mjx.py --resume"),
+])
+def test_ctrl_c_while_compiling_is_one_line_and_exit_130(args, then, tmp_path, monkeypatch, capsys):
+    def ctrl_c(*_):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli.training, "compile_updates", ctrl_c)
+    code, stdout, err = run_main(cli.main, [*args, "--out", str(tmp_path / "run")], capsys)
+    assert code == 130 and err.strip() == "stopped by Ctrl-C", err[-3000:]
+    assert stdout.strip().splitlines()[-1].startswith(then)
+
+
 @pytest.fixture
 def damaged_copy(tiny_run, tmp_path):
     """A copy of the tiny run folder whose checkpoint is cut in half."""
