@@ -8,6 +8,7 @@ randomized factor alone.
     python benchmarks/push_ranges.py --candidate velociraptor:0.25-0.6:40-60 --set action_scale=0.75
                                               # the same under config overrides, as in ppo_mjx; writes
                                               # results/push_ranges_candidates_action_scale-0.75_cpu.json
+A candidates file gathers every range judged under its overrides: a later command replaces the rows it judges again.
 
 A range is kept only if both do-nothing policies stand in at most 0.3 of the gate's episodes (robustness.py's
 DO_NOTHING_MAX): a gate must mean something. Episodes and seed are the gate evaluation's size on the CPU (32) and

@@ -1,4 +1,5 @@
-"""benchmarks/push_ranges.py's command line: bad overrides are one line and exit code 2 before anything compiles."""
+"""benchmarks/push_ranges.py: bad overrides are one line and exit code 2 before anything compiles, and a candidates
+file keeps what earlier commands judged."""
 
 import json
 
