@@ -84,8 +84,9 @@ def main(argv=None):
     parser.add_argument("curricula", nargs="+", help="curriculum folders")
     parser.add_argument("--out", default=os.path.join(ROOT, "results", "species.md"))
     args = parser.parse_args(argv)
+    given = " ".join(sys.argv[1:] if argv is None else argv)
     lines = ["# The species side by side", "",
-             f"`python benchmarks/species_table.py {' '.join(args.curricula)}`. Each stage's final policy on "
+             f"`python benchmarks/species_table.py {given}`. Each stage's final policy on "
              f"{EPISODES} fresh episodes (seed {SEED:,}, apart from training's and the gates', under the randomization "
              "each was trained with): the Gaussian's mean action (as deployed and gated) in MJX / the same in plain "
              "MuJoCo (C, float64; same starts, pushes, randomization draws, observations and rewards) / sampled "

@@ -134,26 +134,19 @@ def test_numpy_observation_controls_and_rewards_equal_the_env_along_a_plain_mujo
         np.testing.assert_allclose(mine[3][k], env_view[3][k], rtol=1e-5, atol=1e-5, err_msg=k)
 
 
-@pytest.mark.parametrize("species", SPECIES)
-def test_play_stands_as_often_as_evaluate_in_plain_mujoco(species):
-    """play.py against evaluate.py --physics mujoco --mean on the same checkpoint and the same 32 episodes: the same
-    starts and pushes (the env's random stream from the same seed), in the committed record of that command."""
-    folder = committed(species, 1)
+@pytest.mark.parametrize("species, stage", [(species, stage) for species in SPECIES for stage in (1, 3)])
+def test_play_succeeds_as_often_as_evaluate_in_plain_mujoco(species, stage):
+    """play.py against evaluate.py --physics mujoco --mean on the same checkpoint and the same episodes (32 or 64):
+    the same starts, pushes and targets (the env's random stream from the same seed), in the committed record of that
+    command. How often the committed policies succeed is a result (results/), not a test."""
+    folder = committed(species, stage)
     with open(os.path.join(folder, "eval_mujoco_mean.json")) as f:
         evaluated = json.load(f)
-    assert evaluated["episodes"] == 32 and "mean actions" in evaluated["policy"]
+    episodes, seed = evaluated["episodes"], evaluated["seed"]
+    assert episodes >= 32 and "mean actions" in evaluated["policy"]
     exported = play.load_exported(folder)
-    summary, _ = play.play_episodes(exported, 32, evaluated["seed"],
-                                    episode_draws=env_draws(exported, evaluated["seed"], 32))
-    assert abs(summary["success_rate"] - evaluated["success_rate"]) * 32 <= 2 + 1e-9, (summary, evaluated)
-
-
-@pytest.mark.parametrize("species", SPECIES)
-def test_play_reaches_the_targets_with_the_committed_stage3_policies(species):
-    """Most episodes reach the prey or food with the mean action (here 28, 32 and 28 of 32; evaluate.py's MJX record
-    of the mean: 0.81, 0.95 and 0.86 of 64)."""
-    summary, _ = play.play_episodes(play.load_exported(committed(species, 3)), 32, seed=5)
-    assert summary["success_rate"] >= 0.75, summary
+    summary, _ = play.play_episodes(exported, episodes, seed, episode_draws=env_draws(exported, seed, episodes))
+    assert abs(summary["success_rate"] - evaluated["success_rate"]) * episodes <= 2 + 1e-9, (summary, evaluated)
 
 
 def test_play_never_imports_jax_and_films(tmp_path):
