@@ -207,6 +207,11 @@ def setting_label(setting):
     return "-".join(f"{key}={value!r}" for key, value in setting.items())
 
 
+def overrides_suffix(pairs):
+    """`--set` pairs ("key=value") as a suffix for the names of files measured under them: "_num_minibatches-4"."""
+    return "".join(f"_{pair.replace('=', '-')}" for pair in pairs)
+
+
 def iqm(values):
     """Interquartile mean: the mean after dropping the lowest and the highest quarter (scipy.stats.trim_mean(values,
     0.25), the IQM of Agarwal et al. 2021): robust to one lucky or unlucky seed, unlike the mean."""

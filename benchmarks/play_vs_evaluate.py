@@ -92,6 +92,17 @@ def stage1(species, curriculum=None):
     return os.path.join(curriculum, f"{species}_stage1")
 
 
+def replay_evaluation(folder):
+    """(evaluate.py's plain-MuJoCo record in `folder`, play.py's summary of the same episodes, the exported policy):
+    play.py plays the record's episodes with the env's random stream from the record's seed replayed."""
+    with open(os.path.join(folder, "eval_mujoco_mean.json")) as f:
+        evaluated = json.load(f)
+    episodes, seed = evaluated["episodes"], evaluated["seed"]
+    exported = play.load_exported(folder)
+    same, _ = play.play_episodes(exported, episodes, seed, episode_draws=env_draws(exported, seed, episodes))
+    return evaluated, same, exported
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("curricula", nargs="*", help="curriculum folders, in the order trex, velociraptor, "
@@ -101,11 +112,8 @@ def main(argv=None):
     rows = []
     for species, curriculum in zip(SPECIES, args.curricula or [None] * len(SPECIES)):
         folder = stage1(species, curriculum)
-        with open(os.path.join(folder, "eval_mujoco_mean.json")) as f:
-            evaluated = json.load(f)
+        evaluated, same, exported = replay_evaluation(folder)
         episodes, seed = evaluated["episodes"], evaluated["seed"]
-        exported = play.load_exported(folder)
-        same, _ = play.play_episodes(exported, episodes, seed, episode_draws=env_draws(exported, seed, episodes))
         own, _ = play.play_episodes(exported, episodes, seed)
         rows.append(dict(env=evaluated["env"], folder=os.path.relpath(folder, ROOT), episodes=episodes, seed=seed,
                          evaluate_stood=round(evaluated["success_rate"] * episodes),

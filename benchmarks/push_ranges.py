@@ -121,8 +121,7 @@ def main(argv=None):
             fail(str(error))
         arguments = [f"--candidate {s}:{v[0]:g}-{v[1]:g}:{i[0]}-{i[1]}" for s, v, i in args.candidate]
         command = " ".join(["python benchmarks/push_ranges.py", *arguments, *(f"--set {o}" for o in args.set)])
-        variant = "".join(f"_{o.replace('=', '-')}" for o in args.set)  # as throughput.py and seeds.py name theirs
-        filename = f"push_ranges_candidates{variant}_cpu.json"
+        filename = f"push_ranges_candidates{runs.overrides_suffix(args.set)}_cpu.json"
         rows = [dict(row, command=command) for row in judged(args.candidate, overrides)]
         save(filename, command, start, ranges=with_earlier_rows(result_path(filename), rows))
         return

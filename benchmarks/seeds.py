@@ -92,9 +92,8 @@ def main():
     result |= dict(command=" ".join(["python", "benchmarks/seeds.py", *sys.argv[1:]]), date=time.strftime("%Y-%m-%d"),
                    machine=runs.machine())
     print(json.dumps(result, indent=1))
-    variant = "".join(f"_{o.replace('=', '-')}" for o in args.set)
     path = os.path.join(ROOT, "results", f"seeds_vmap_{args.env}_{jax.default_backend()}_{args.num_envs}envs_"
-                                         f"{args.num_seeds}seeds{variant}.json")
+                                         f"{args.num_seeds}seeds{runs.overrides_suffix(args.set)}.json")
     runs.atomic_write(path, json.dumps(result, indent=1) + "\n")
     one_t, many_t = np.median(result["seconds_one_seed"]), np.median(result["seconds_all_seeds"])
     print(f"{args.num_seeds} seeds vmapped: {many_t:.2f} s per {args.updates} updates; one seed: {one_t:.2f} s, "

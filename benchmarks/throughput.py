@@ -119,8 +119,8 @@ def main():
     result |= dict(command=" ".join(["python", "benchmarks/throughput.py", *sys.argv[1:]]),
                    date=time.strftime("%Y-%m-%d"), machine=runs.machine())
     print(json.dumps(result, indent=1))
-    variant = "".join(f"_{o.replace('=', '-')}" for o in args.set)
-    path = os.path.join(ROOT, "results", f"throughput_{args.env}_{jax.default_backend()}_{args.num_envs}envs{variant}.json")
+    path = os.path.join(ROOT, "results", f"throughput_{args.env}_{jax.default_backend()}_{args.num_envs}envs"
+                                         f"{runs.overrides_suffix(args.set)}.json")
     runs.atomic_write(path, json.dumps(result, indent=1) + "\n")
     for label, figures in (("randomized", result), ("nominal", nominal)):
         raw, full = figures["raw_env_steps_per_s"], figures["ppo_train_steps_per_s"]

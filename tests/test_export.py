@@ -22,7 +22,7 @@ import ppo_mjx
 import runs
 import tasks
 import training
-from benchmarks.play_vs_evaluate import env_draws
+from benchmarks.play_vs_evaluate import replay_evaluation
 from configs import from_saved, get_config
 from test_species import SPECIES
 
@@ -139,13 +139,9 @@ def test_play_succeeds_as_often_as_evaluate_in_plain_mujoco(species, stage):
     """play.py against evaluate.py --physics mujoco --mean on the same checkpoint and the same episodes (32 or 64):
     the same starts, pushes and targets (the env's random stream from the same seed), in the committed record of that
     command. How often the committed policies succeed is a result (results/), not a test."""
-    folder = committed(species, stage)
-    with open(os.path.join(folder, "eval_mujoco_mean.json")) as f:
-        evaluated = json.load(f)
-    episodes, seed = evaluated["episodes"], evaluated["seed"]
+    evaluated, summary, _ = replay_evaluation(committed(species, stage))
+    episodes = evaluated["episodes"]
     assert episodes >= 32 and "mean actions" in evaluated["policy"]
-    exported = play.load_exported(folder)
-    summary, _ = play.play_episodes(exported, episodes, seed, episode_draws=env_draws(exported, seed, episodes))
     assert abs(summary["success_rate"] - evaluated["success_rate"]) * episodes <= 2 + 1e-9, (summary, evaluated)
 
 
