@@ -20,10 +20,10 @@ the same program into `init` and `run_updates` so that training.py can run the u
 checkpoints, curriculum gates).
 
 Differences from PureJAXRL's ppo_continuous_action.py: time-limit truncation bootstraps from the value of the
-observation before the auto-reset (termination never bootstraps); observation-normalizer statistics live in the train
-state; metrics are reduced to per-update scalars inside the scan; numeric hyperparameters and the env's params are
-array inputs of the program (`hparams`), so seeds and sweeps vmap into one program
-(`jax.vmap(train)(keys, stack([hparams, ...]))`).
+observation before the auto-reset (termination never bootstraps); exploration noise may be correlated in time
+(`exploring_gaussian`); observation-normalizer statistics live in the train state; metrics are reduced to per-update
+scalars inside the scan; numeric hyperparameters and the env's params are array inputs of the program (`hparams`), so
+seeds and sweeps vmap into one program (`jax.vmap(train)(keys, stack([hparams, ...]))`).
 """
 
 if __name__ == "__main__":  # the command line (cli.py): settings that XLA reads when it loads, first
@@ -73,6 +73,19 @@ def gaussian(mean, log_std):
     [-1, 1] while the log-prob stays on the unclipped sample (a tanh-squashed policy needs a log-det correction and has
     no closed-form entropy)."""
     return distrax.MultivariateNormalDiag(mean, jnp.exp(log_std))
+
+
+def exploring_gaussian(mean, log_std, carried_noise, correlation):
+    """The rollout's policy when its exploration noise is correlated in time (`action_noise_correlation`): AR(1) noise,
+    N(0, 1) per step in its stationary law, of which `carried_noise` (correlation times the last step's standardized
+    noise) carries over. Given it, the action is Gaussian around the mean plus the carried noise with the std of the
+    fresh part alone, std * sqrt(1 - correlation^2): the PPO ratio and entropy are this Gaussian's, so each step is
+    credited with its fresh noise, not again with what it carried over. At correlation 0 this is `gaussian(mean,
+    log_std)`, PureJAXRL's white noise. Why correlate: white noise jitters the actions at every step, and on gripping
+    contacts jitter alone can hold a body up, so a policy learns to lean on its noise and its mean action falls."""
+    if not correlation:  # a static setting
+        return gaussian(mean, log_std)
+    return gaussian(mean + jnp.exp(log_std) * carried_noise, log_std + 0.5 * math.log(1.0 - correlation**2))
 
 
 def make_network(config, action_size):
@@ -128,17 +141,18 @@ class Batch:
 
     obs: jax.Array  # normalized observation the action was taken in
     action: jax.Array
+    carried_noise: jax.Array  # exploration noise carried over from the step before (see exploring_gaussian)
     log_prob: jax.Array  # under the policy that collected the rollout
     value: jax.Array  # V(obs) when collected
     advantage: jax.Array
     target: jax.Array  # value target: advantage + value
 
 
-def ppo_loss(params, apply_fn, batch, hparams):
+def ppo_loss(params, apply_fn, batch, hparams, noise_correlation=0.0):
     """PPO's clipped surrogate, clipped value loss and entropy bonus on a minibatch; advantages are normalized within
     it. Returns (total loss, {actor_loss, value_loss, entropy, approx_kl, clip_fraction})."""
     mean, log_std, value = apply_fn(params, batch.obs)
-    pi = gaussian(mean, log_std)
+    pi = exploring_gaussian(mean, log_std, batch.carried_noise, noise_correlation)
     value_clipped = batch.value + jnp.clip(value - batch.value, -hparams["clip_eps"], hparams["clip_eps"])
     value_loss = 0.5 * jnp.maximum(jnp.square(value - batch.target), jnp.square(value_clipped - batch.target)).mean()
     log_ratio = pi.log_prob(batch.action) - batch.log_prob
@@ -187,6 +201,7 @@ class TrainState:
 class Transition:
     obs: jax.Array  # raw observation the action was taken in
     action: jax.Array
+    carried_noise: jax.Array
     log_prob: jax.Array
     value: jax.Array
     reward: jax.Array
@@ -205,6 +220,7 @@ class Runner:
     env_state: Any  # the env's batched state
     episode_return: jax.Array  # running return of each env's current episode
     episode_length: jax.Array
+    action_noise: jax.Array  # each env's standardized exploration noise at its last step (see exploring_gaussian)
     rng: jax.Array
     update: jax.Array  # updates done so far
 
@@ -218,6 +234,8 @@ def check_config(config):
     if config["total_timesteps"] < batch:
         raise ValueError(f"total_timesteps = {config['total_timesteps']} is less than one batch "
                          f"(num_envs * num_steps = {batch})")
+    if not 0.0 <= config["action_noise_correlation"] < 1.0:
+        raise ValueError(f"action_noise_correlation = {config['action_noise_correlation']} is not in [0, 1)")
 
 
 @dataclass(frozen=True)
@@ -238,6 +256,7 @@ def make_trainer(config, env):
     minibatch_size = batch_size // config["num_minibatches"]
     num_updates = config["total_timesteps"] // batch_size
     num_optimizer_steps = num_updates * config["update_epochs"] * config["num_minibatches"]
+    noise_correlation = config["action_noise_correlation"]
     network = make_network(config, env.action_size)
 
     def init(rng, hparams):
@@ -249,25 +268,28 @@ def make_trainer(config, env):
         if not config["normalize_obs"]:
             normalizer = Normalizer(jnp.zeros(env.observation_size), jnp.ones(env.observation_size), jnp.zeros(()))
         zeros = jnp.zeros(num_envs)
-        return Runner(train_state, normalizer, env_state, zeros, zeros, rng, jnp.zeros((), jnp.int32))
+        return Runner(train_state, normalizer, env_state, zeros, zeros, jnp.zeros((num_envs, env.action_size)), rng,
+                      jnp.zeros((), jnp.int32))
 
     def _update_step(hparams, runner, _):
         def _env_step(runner, _):
             rng, action_key = jax.random.split(runner.rng)
             mean, log_std, value = network.apply(runner.train_state.params,
                                                  normalize(runner.normalizer, runner.env_state.obs))
-            pi = gaussian(mean, log_std)
+            carried_noise = noise_correlation * runner.action_noise
+            pi = exploring_gaussian(mean, log_std, carried_noise, noise_correlation)
             action = pi.sample(seed=action_key)
             env_state = jax.vmap(env.step, in_axes=(0, 0, None))(runner.env_state, action, hparams["env_params"])
             done = env_state.terminated | env_state.truncated
             episode_return = runner.episode_return + env_state.reward
             episode_length = runner.episode_length + 1
             transition = Transition(
-                runner.env_state.obs, action, pi.log_prob(action), value, env_state.reward,
+                runner.env_state.obs, action, carried_noise, pi.log_prob(action), value, env_state.reward,
                 env_state.terminated, env_state.truncated, env_state.final_obs,
                 jnp.where(done, episode_return, 0.0), jnp.where(done, episode_length, 0.0), env_state.info)
             runner = runner.replace(env_state=env_state, episode_return=jnp.where(done, 0.0, episode_return),
-                                    episode_length=jnp.where(done, 0.0, episode_length), rng=rng)
+                                    episode_length=jnp.where(done, 0.0, episode_length),
+                                    action_noise=(action - mean) / jnp.exp(log_std), rng=rng)
             return runner, transition
 
         runner, traj = jax.lax.scan(_env_step, runner, None, num_steps)
@@ -278,8 +300,8 @@ def make_trainer(config, env):
                                   hparams["gamma"], hparams["gae_lambda"])
 
         advantages, targets = _calculate_gae(traj)
-        batch = Batch(normalize(runner.normalizer, traj.obs), traj.action, traj.log_prob, traj.value, advantages,
-                      targets)
+        batch = Batch(normalize(runner.normalizer, traj.obs), traj.action, traj.carried_noise, traj.log_prob,
+                      traj.value, advantages, targets)
         batch = jax.tree.map(lambda x: x.reshape((batch_size,) + x.shape[2:]), batch)
         tx = make_optimizer(config, hparams, num_optimizer_steps)
 
@@ -292,7 +314,7 @@ def make_trainer(config, env):
 
             def _update_minibatch(train_state, minibatch):
                 grads, losses = jax.grad(ppo_loss, has_aux=True)(train_state.params, network.apply, minibatch,
-                                                                 hparams)
+                                                                 hparams, noise_correlation)
                 losses["grad_norm"] = optax.tree.norm(grads)
                 updates, opt_state = tx.update(grads, train_state.opt_state, train_state.params)
                 return TrainState(optax.apply_updates(train_state.params, updates), opt_state), losses

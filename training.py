@@ -100,7 +100,7 @@ def device_layout(runner_shape, num_runs, num_envs, devices):
     per_env = lambda tree: jax.tree.map(lambda _: shard(None, "devices"), tree)
     runner = jax.tree.map(lambda _: shard(), runner_shape).replace(
         env_state=per_env(runner_shape.env_state), episode_return=per_env(runner_shape.episode_return),
-        episode_length=per_env(runner_shape.episode_length))
+        episode_length=per_env(runner_shape.episode_length), action_noise=per_env(runner_shape.action_noise))
     return Layout(runner, shard(), shard())
 
 

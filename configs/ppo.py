@@ -21,6 +21,7 @@ PPO = dict(
     actor_hidden=(256, 256),  # policy MLP layer sizes (tanh)
     critic_hidden=(256, 256),  # value MLP layer sizes (tanh)
     init_log_std=-0.5,  # initial log std of the Gaussian policy (std ~0.6 in action units)
+    action_noise_correlation=0.0,  # exploration noise's AR(1) coefficient in time: 0 white, 0.9 drifts over ~10 steps
     normalize_obs=True,  # running mean/var observation normalization (statistics saved with the params)
     log_every=10,  # print progress every this many updates (rounded down to a divisor of the number of updates)
     checkpoint_every=50,  # write checkpoint.msgpack every this many updates (and at the end, and on Ctrl-C)

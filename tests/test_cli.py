@@ -108,6 +108,8 @@ def assert_one_line_error(result, message):
     (["--set", "randomize.action_delay=0.5"],
      "config key 'randomize.action_delay' expects whole numbers: one, a (low, high) range or None, got 0.5"),
     (["--set", "eval_actions=best"], "eval_actions 'best' is not one of: mean, sampled"),
+    (["--set", "action_noise_correlation=1.0"], "action_noise_correlation = 1.0 is not in [0, 1)"),
+    (["--set", "action_noise_correlation=-0.5"], "action_noise_correlation = -0.5 is not in [0, 1)"),
 ])
 def test_bad_input_gives_one_line_and_exit_2(args, message, capsys):
     assert_one_line_error(run_main(cli.main, args, capsys), message)

@@ -1,12 +1,14 @@
 """The learner's pieces against simple references, and PPO learning a small MJX task."""
 
 import math
+from types import SimpleNamespace
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from flax import struct
 
 import evaluation
 import ppo_mjx
@@ -84,6 +86,54 @@ def test_normalizer_matches_numpy_mean_and_var():
 def test_batch_not_divisible_by_minibatches_is_refused():
     with pytest.raises(ValueError, match="not divisible"):
         ppo_mjx.check_config(dict(CONFIG, num_envs=10, num_steps=3, num_minibatches=4))
+
+
+@pytest.mark.parametrize("correlation", [-0.1, 1.0])
+def test_exploration_noise_correlation_outside_0_to_1_is_refused(correlation):
+    with pytest.raises(ValueError, match=r"not in \[0, 1\)"):
+        ppo_mjx.check_config(dict(CONFIG, action_noise_correlation=correlation))
+
+
+@struct.dataclass
+class ProbeState:
+    obs: jax.Array
+    reward: jax.Array
+    terminated: jax.Array
+    truncated: jax.Array
+    final_obs: jax.Array
+    action: jax.Array  # the action of the step before
+    info: dict
+
+
+def noise_probe(action_size=4):
+    """A plain-JAX env that observes nothing (zeros, so an untrained policy's mean is exactly 0) and reports, per step,
+    the mean square of the action it got and its mean product with the action of the step before."""
+
+    def reset(key):
+        zero, false = jnp.zeros(()), jnp.zeros((), bool)
+        return ProbeState(jnp.zeros(1), zero, false, false, jnp.zeros(1), jnp.zeros(action_size),
+                          dict(action_square=zero, action_lag_product=zero))
+
+    def step(state, action, params):
+        info = dict(action_square=jnp.mean(action**2), action_lag_product=jnp.mean(action * state.action))
+        return state.replace(action=action, info=info)
+
+    return SimpleNamespace(observation_size=1, action_size=action_size, reset=reset, step=step, default_params={})
+
+
+@pytest.mark.parametrize("correlation", [0.0, 0.9])
+def test_exploration_noise_has_unit_variance_and_the_configured_correlation_in_the_rollout(correlation):
+    """The trainer's rollout actions (an untrained policy: mean 0, std 1, learning rate 0 so nothing changes) have
+    variance 1 at every step and lag-1 correlation `action_noise_correlation` across steps and updates (an AR(1)
+    process in its stationary law); 0 is white noise."""
+    config = dict(CONFIG, num_envs=1024, num_steps=16, total_timesteps=1024 * 16 * 4, num_minibatches=1,
+                  lr=0.0, anneal_lr=False, normalize_obs=False, init_log_std=0.0,
+                  action_noise_correlation=correlation)
+    train, key = ppo_mjx.make_train(config, noise_probe()), jax.random.key(0)
+    metrics = jax.jit(train)(key)["metrics"]
+    # the first update starts from no noise (its variance builds up); later updates carry it on
+    np.testing.assert_allclose(metrics["action_square"][1:], 1.0, atol=0.06)
+    np.testing.assert_allclose(metrics["action_lag_product"][1:], correlation, atol=0.06)
 
 
 def compiled(fun, *args):
@@ -171,21 +221,27 @@ def test_evaluation_samples_actions_repeatably_and_apart_from_the_envs_randomnes
                                   np.clip(mean, -1, 1))
 
 
-def test_ppo_loss_matches_a_numpy_reference():
+@pytest.mark.parametrize("correlation", [0.0, 0.6])
+def test_ppo_loss_matches_a_numpy_reference(correlation):
     """A hand-made minibatch in which some ratios are clipped, some value predictions are clipped, and the
-    advantages need normalizing; every part of the loss against numpy."""
+    advantages need normalizing; every part of the loss against numpy. With correlated exploration noise the policy
+    is the Gaussian given the noise carried over: centred on mean + std * carried, with std * sqrt(1 - correlation^2)."""
     params = dict(mean=jnp.array([0.3, -0.2]), log_std=jnp.array([-0.5, 0.1]), value=jnp.array(1.0))
     action = np.array([[0.0, 0.0], [0.5, -0.5], [1.0, 0.2], [-0.4, 0.3], [0.3, -0.2]], np.float32)
-    mean, std = np.array([0.3, -0.2]), np.exp([-0.5, 0.1])
+    carried = correlation * np.array([[0.5, -1.0], [0.0, 2.0], [-1.5, 0.3], [1.0, 1.0], [0.2, -0.4]], np.float32)
+    std = np.exp([-0.5, 0.1])
+    mean = np.array([0.3, -0.2]) + std * carried
+    std = std * np.sqrt(1.0 - correlation**2)
     new_log_prob = (-0.5 * ((action - mean) / std) ** 2 - np.log(std) - 0.5 * np.log(2 * np.pi)).sum(1)
     old_log_prob = new_log_prob - np.array([0.5, -0.5, 0.05, -0.05, 0.0])  # ratios e^0.5, e^-0.5, ~1.05, ~0.95, 1
     old_value = np.array([1.5, 0.9, 0.0, 1.1, 1.0], np.float32)  # new value 1.0: clipped where |1 - old| > eps
     advantage = np.array([2.0, -1.0, 0.5, 3.0, -4.0], np.float32)
     target = np.array([0.0, 2.0, 1.0, -1.0, 1.5], np.float32)
-    batch = ppo_mjx.Batch(jnp.zeros((5, 3)), jnp.asarray(action), jnp.asarray(old_log_prob, jnp.float32),
-                          jnp.asarray(old_value), jnp.asarray(advantage), jnp.asarray(target))
+    batch = ppo_mjx.Batch(jnp.zeros((5, 3)), jnp.asarray(action), jnp.asarray(carried),
+                          jnp.asarray(old_log_prob, jnp.float32), jnp.asarray(old_value), jnp.asarray(advantage),
+                          jnp.asarray(target))
     hparams = dict(clip_eps=0.2, vf_coef=0.5, ent_coef=0.01)
-    total, parts = ppo_mjx.ppo_loss(params, gaussian_policy, batch, hparams)
+    total, parts = ppo_mjx.ppo_loss(params, gaussian_policy, batch, hparams, correlation)
 
     ratio = np.exp(new_log_prob - old_log_prob)
     adv = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
@@ -212,7 +268,7 @@ def test_update_metrics_against_hand_counted_values():
     targets = np.array([[1.5, 2.0], [0.0, 1.0], [2.0, 1.0]], np.float32)
     info = {"reward/upright": reward * 2, "pelvis_height": np.full((T, N), 0.9), "nan_reset": truncated * 1.0}
     zeros = jnp.zeros((T, N))
-    traj = ppo_mjx.Transition(zeros, zeros, zeros, jnp.asarray(value), jnp.asarray(reward), jnp.asarray(terminated),
+    traj = ppo_mjx.Transition(zeros, zeros, zeros, zeros, jnp.asarray(value), jnp.asarray(reward), jnp.asarray(terminated),
                               jnp.asarray(truncated), zeros, jnp.asarray(finished_return),
                               jnp.asarray(finished_length), {k: jnp.asarray(v) for k, v in info.items()})
     losses = {"actor_loss": jnp.array([[1.0, 3.0]]), "approx_kl": jnp.array([[0.1, 0.3]])}
