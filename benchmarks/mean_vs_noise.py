@@ -8,11 +8,14 @@ directions) under one change at a time:
   training with `action_noise_correlation` R explores (ppo_mjx.exploring_gaussian): as large, but without the
   step-to-step jitter;
 - noise 0.05, noise 0.1: the mean plus noise of that std on every action dimension;
+- noise alone (and noise alone, correlation R): zero action plus white (or AR(1)) noise of the std training starts
+  with, the do-nothing rule's second baseline (benchmarks/push_ranges.py judges it in MJX, white);
 - solver: the mean, MuJoCo's solver at 10 iterations and 20 line-search iterations (the models use 2 and 6);
 - friction x0.5, friction x2: the mean, the sliding friction of the floor and the feet halved or doubled.
 
     python benchmarks/mean_vs_noise.py [--episodes 32] [--seed 2000000]   # writes results/mean_vs_noise_cpu.json
     python benchmarks/mean_vs_noise.py --correlations 0.5 0.7 0.9 --out results/mean_vs_noise_correlated_cpu.json
+    python benchmarks/mean_vs_noise.py CURRICULUM CURRICULUM CURRICULUM ...   # trex, velociraptor, brachiosaurus
 """
 
 import argparse
@@ -53,7 +56,12 @@ def with_noise(exported, std, seed, correlation=0.0):
         noise = correlation * noise + np.sqrt(1.0 - correlation**2) * rng.standard_normal(exported.mj_model.nu)
         return exported.act(obs) + std * noise
 
-    return types.SimpleNamespace(**vars(exported), act=act)
+    return types.SimpleNamespace(**{**vars(exported), "act": act})
+
+
+def zero_action(exported):
+    """`exported` acting with zero action: every actuator at its home target."""
+    return types.SimpleNamespace(**vars(exported), act=lambda obs: np.zeros(exported.mj_model.nu))
 
 
 def with_model(exported, change):
@@ -77,8 +85,12 @@ def scale_friction(scale):
 def variants(folder, seed, correlations=()):
     """{name: exported policy, changed as the docstring says}."""
     plain, std = play.load_exported(folder), learned_std(folder)
+    initial_std = np.exp(plain.config["init_log_std"])
     return {"mean": plain, "sampled": with_noise(plain, std, seed),
             **{f"sampled, correlation {r:g}": with_noise(plain, std, seed, r) for r in correlations},
+            "noise alone": with_noise(zero_action(plain), initial_std, seed),
+            **{f"noise alone, correlation {r:g}": with_noise(zero_action(plain), initial_std, seed, r)
+               for r in correlations},
             "noise 0.05": with_noise(plain, 0.05, seed), "noise 0.1": with_noise(plain, 0.1, seed),
             "solver": with_model(plain, set_solver), "friction x0.5": with_model(plain, scale_friction(0.5)),
             "friction x2": with_model(plain, scale_friction(2.0))}
@@ -86,6 +98,8 @@ def variants(folder, seed, correlations=()):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("curricula", nargs="*", help="curriculum folders, in the order trex, velociraptor, "
+                                                     "brachiosaurus (default: the committed ones)")
     parser.add_argument("--episodes", type=int, default=32)
     parser.add_argument("--seed", type=int, default=2_000_000)
     parser.add_argument("--correlations", type=float, nargs="*", default=[], metavar="R",
@@ -93,8 +107,8 @@ def main(argv=None):
     parser.add_argument("--out", default=os.path.join(ROOT, "results", "mean_vs_noise_cpu.json"))
     args = parser.parse_args(argv)
     table = {}
-    for species in SPECIES:
-        folder = stage1(species)
+    for species, curriculum in zip(SPECIES, args.curricula or [None] * len(SPECIES)):
+        folder = stage1(species, curriculum)
         table[species] = {"folder": os.path.relpath(folder, ROOT),
                           "learned_std_mean": float(learned_std(folder).mean())}
         for name, exported in variants(folder, args.seed + 1, args.correlations).items():

@@ -131,6 +131,8 @@ def from_saved(saved):
         overrides["randomize.enabled"] = False
     if "eval_actions" not in settings:  # saved when evaluations sampled actions
         overrides["eval_actions"] = "sampled"
+    if "action_noise_correlation" not in settings:  # saved when exploration noise was white
+        overrides["action_noise_correlation"] = 0.0
     if settings.get("task") == "behaviour" and "closing" not in settings["reward_weights"]:  # saved before the term
         overrides["reward_weights.closing"] = 0.0
     return env_name, seed, overrides

@@ -6,6 +6,7 @@ from configs.stages import species_stages
 BRACHIOSAURUS = dict(
     model="brachiosaurus.xml",  # MJCF file under models/
     init_log_std=-1.5,  # initial log std of the policy (std 0.22): under 0.6 its 21 joints' penalties outweigh standing
+    action_noise_correlation=0.9,  # explore without step-to-step jitter: white noise's jitter held it up, not its mean
     standing_height=0.9,  # pelvis height (m) that counts as standing in evaluation
     min_pelvis_height=0.7,  # terminate below this pelvis height (m)
     min_head_height=1.2,  # terminate below this head height (m)
