@@ -6,14 +6,15 @@
     python evaluate.py results/trex_curriculum_cpu_seed0/trex_stage2 --viewer           # needs a display
     python evaluate.py --zero-action --env trex_stage1                                  # the do-nothing baseline
 
-The policy (the Gaussian's mean action, as a user deploys it; `--sampled`: actions sampled from the Gaussian, as in
-training, from `--seed` as the starts and pushes are) runs `--episodes` episodes from fresh random starts, with the
-domain randomization of its config (`--set randomize.enabled=False`: the nominal model). Metrics: return,
-episode length, share reaching the time limit, success rate, forward speed and every task metric (its value at the
-episode's end, and `<name>_mean` over the episode). `--physics mujoco` steps the same env in plain MuJoCo (C, float64)
-instead of MJX, with observations, rewards and termination computed by the same code, so the two reports compare the
-simulators alone. Videos replay the recorded joint and target positions through `mujoco.Renderer`: headless through
-OSMesa on a CPU (Debian `libosmesa6`) or EGL on an NVIDIA GPU, picked here unless MUJOCO_GL is set.
+The policy (the Gaussian's mean action, as a user deploys it; `--sampled`: actions sampled from the Gaussian with white
+noise, as training samples unless its config correlates the noise in time, from `--seed` as the starts and pushes are)
+runs `--episodes` episodes from fresh random starts, with the domain randomization of its config (`--set
+randomize.enabled=False`: the nominal model). Metrics: return, episode length, share reaching the time limit, success
+rate, forward speed and every task metric (its value at the episode's end, and `<name>_mean` over the episode).
+`--physics mujoco` steps the same env in plain MuJoCo (C, float64) instead of MJX, with observations, rewards and
+termination computed by the same code, so the two reports compare the simulators alone. Videos replay the recorded joint
+and target positions through `mujoco.Renderer`: headless through OSMesa on a CPU (Debian `libosmesa6`) or EGL on an
+NVIDIA GPU, picked here unless MUJOCO_GL is set.
 """
 
 import startup
@@ -57,7 +58,7 @@ def parse_args(argv):
     parser.add_argument("--zero-action", action="store_true", help="evaluate action 0 (hold home) instead; needs --env")
     actions = parser.add_mutually_exclusive_group()
     actions.add_argument("--mean", action="store_true", help="act with the Gaussian's mean (the default)")
-    actions.add_argument("--sampled", action="store_true", help="sample actions from the Gaussian, as in training")
+    actions.add_argument("--sampled", action="store_true", help="sample actions from the Gaussian (white noise)")
     parser.add_argument("--env", help="env to evaluate in (default: the checkpoint's)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override env settings")
     parser.add_argument("--episodes", type=int, default=16, help="episodes from fresh random starts")

@@ -387,8 +387,8 @@ def policy_mean(config, action_size, params, normalizer):
 
 
 def evaluation_policy(config, action_size, params, normalizer, mean=False):
-    """(obs, key) -> action: the policy as trained, actions sampled from its Gaussian, or (`mean`) the Gaussian's mean
-    alone. PPO optimizes the sampled policy; under strong pushes its mean alone can do much worse."""
+    """(obs, key) -> action: actions sampled from the policy's Gaussian (white noise: an evaluation keeps no noise from
+    step to step), or (`mean`) the Gaussian's mean alone, what a user deploys."""
     network = make_network(config, action_size)
 
     def policy(obs, key):

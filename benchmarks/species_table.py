@@ -6,7 +6,7 @@ fresh episodes in MJX and in plain MuJoCo, with a video of stage 3.
 
 For every stage folder it runs `python evaluate.py <stage> --episodes 64 --seed 2000000 --physics mjx|mujoco` (seed
 apart from training's and the gates'; the Gaussian's mean action, as deployed and gated: eval_mjx_mean.json and
-eval_mujoco_mean.json) and the same in MJX with sampled actions as in training (`--sampled`: eval_mjx_sampled.json),
+eval_mujoco_mean.json) and the same in MJX with sampled actions (`--sampled`, white noise: eval_mjx_sampled.json),
 each skipped where it exists with the same episodes and seed, and films stage 3 (`<species>_stage3.gif`, skipped
 where it exists). Then it writes results/species.md, the table the README shows.
 """
@@ -90,7 +90,8 @@ def main(argv=None):
              f"{EPISODES} fresh episodes (seed {SEED:,}, apart from training's and the gates', under the randomization "
              "each was trained with): the Gaussian's mean action (as deployed and gated) in MJX / the same in plain "
              "MuJoCo (C, float64; same starts, pushes, randomization draws, observations and rewards) / sampled "
-             "actions (as in training) in MJX. Success: stage 1 standing "
+             "actions (white noise of the policy's std, as training samples where the noise is not correlated in time) in "
+             "MJX. Success: stage 1 standing "
              "at the time limit, stage 3 the tip at the target; stage 2 has none (its gate is on speed). Training "
              "time: updates only, compiles and gate evaluations excluded.", "",
              "| stage | steps | training (min) | gate | success: MJX / MuJoCo / MJX sampled | episode length: same | "
