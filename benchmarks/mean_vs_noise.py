@@ -44,6 +44,11 @@ def learned_std(folder):
     return np.exp(next(v for k, v in policy.items() if k.endswith("['log_std']")))
 
 
+def acting(exported, act):
+    """`exported` with its policy replaced by `act` (obs -> action)."""
+    return types.SimpleNamespace(**{**vars(exported), "act": act})
+
+
 def with_noise(exported, std, seed, correlation=0.0):
     """`exported` acting with its mean plus Gaussian noise of `std` (an array per action dimension, or a number),
     white or AR(1) with lag-1 `correlation` (N(0, std^2) at every step either way)."""
@@ -56,12 +61,12 @@ def with_noise(exported, std, seed, correlation=0.0):
         noise = correlation * noise + np.sqrt(1.0 - correlation**2) * rng.standard_normal(exported.mj_model.nu)
         return exported.act(obs) + std * noise
 
-    return types.SimpleNamespace(**{**vars(exported), "act": act})
+    return acting(exported, act)
 
 
 def zero_action(exported):
     """`exported` acting with zero action: every actuator at its home target."""
-    return types.SimpleNamespace(**vars(exported), act=lambda obs: np.zeros(exported.mj_model.nu))
+    return acting(exported, lambda obs: np.zeros(exported.mj_model.nu))
 
 
 def with_model(exported, change):

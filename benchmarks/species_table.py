@@ -90,8 +90,8 @@ def main(argv=None):
              f"{EPISODES} fresh episodes (seed {SEED:,}, apart from training's and the gates', under the randomization "
              "each was trained with): the Gaussian's mean action (as deployed and gated) in MJX / the same in plain "
              "MuJoCo (C, float64; same starts, pushes, randomization draws, observations and rewards) / sampled "
-             "actions (white noise of the policy's std, as training samples where the noise is not correlated in time) in "
-             "MJX. Success: stage 1 standing "
+             "actions (white noise of the policy's std, as training samples where the noise is not correlated in "
+             "time) in MJX. Success: stage 1 standing "
              "at the time limit, stage 3 the tip at the target; stage 2 has none (its gate is on speed). Training "
              "time: updates only, compiles and gate evaluations excluded.", "",
              "| stage | steps | training (min) | gate | success: MJX / MuJoCo / MJX sampled | episode length: same | "

@@ -225,7 +225,8 @@ def test_evaluation_samples_actions_repeatably_and_apart_from_the_envs_randomnes
 def test_ppo_loss_matches_a_numpy_reference(correlation):
     """A hand-made minibatch in which some ratios are clipped, some value predictions are clipped, and the
     advantages need normalizing; every part of the loss against numpy. With correlated exploration noise the policy
-    is the Gaussian given the noise carried over: centred on mean + std * carried, with std * sqrt(1 - correlation^2)."""
+    is the Gaussian given the noise carried over: centred on mean + std * carried, with std * sqrt(1 - correlation^2).
+    """
     params = dict(mean=jnp.array([0.3, -0.2]), log_std=jnp.array([-0.5, 0.1]), value=jnp.array(1.0))
     action = np.array([[0.0, 0.0], [0.5, -0.5], [1.0, 0.2], [-0.4, 0.3], [0.3, -0.2]], np.float32)
     carried = correlation * np.array([[0.5, -1.0], [0.0, 2.0], [-1.5, 0.3], [1.0, 1.0], [0.2, -0.4]], np.float32)
@@ -268,8 +269,8 @@ def test_update_metrics_against_hand_counted_values():
     targets = np.array([[1.5, 2.0], [0.0, 1.0], [2.0, 1.0]], np.float32)
     info = {"reward/upright": reward * 2, "pelvis_height": np.full((T, N), 0.9), "nan_reset": truncated * 1.0}
     zeros = jnp.zeros((T, N))
-    traj = ppo_mjx.Transition(zeros, zeros, zeros, zeros, jnp.asarray(value), jnp.asarray(reward), jnp.asarray(terminated),
-                              jnp.asarray(truncated), zeros, jnp.asarray(finished_return),
+    traj = ppo_mjx.Transition(zeros, zeros, zeros, zeros, jnp.asarray(value), jnp.asarray(reward),
+                              jnp.asarray(terminated), jnp.asarray(truncated), zeros, jnp.asarray(finished_return),
                               jnp.asarray(finished_length), {k: jnp.asarray(v) for k, v in info.items()})
     losses = {"actor_loss": jnp.array([[1.0, 3.0]]), "approx_kl": jnp.array([[0.1, 0.3]])}
     metrics = {k: float(v) for k, v in ppo_mjx.update_metrics(traj, losses, jnp.asarray(targets), jnp.array(4),
