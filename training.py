@@ -211,23 +211,30 @@ def read_checkpoints(env, specs):
     return checkpoints
 
 
-def make_evaluation(env, config, layout, hparams, seeds):
-    """(runner) -> every run's evaluation summary: its policy (`eval_actions`) over `eval_episodes` fresh episodes
-    (seeds apart from training's, the same at every call), stepped with its own env params from `hparams`, all runs in
-    one vmapped program compiled once (callers between chunks and the run's end share it)."""
+def evaluation_keys(seeds, draw):
+    """Each run's evaluation key as raw key data: from its seed, apart from training's; `draw` 0 (the run's final
+    evaluation) gives the same episodes at every call, any other `draw` (a gate's update) episodes of its own, so
+    that a gate's evaluations in a row are independent samples and passing them does not select for one fixed set."""
+    keys = [jax.random.key(seed + 1_000_000) for seed in seeds]
+    return np.stack([jax.random.key_data(jax.random.fold_in(key, draw) if draw else key) for key in keys])
 
-    def evaluate_run(params, normalizer, run_hparams, seed):
+
+def make_evaluation(env, config, layout, hparams, seeds):
+    """(runner, draw=0) -> every run's evaluation summary: its policy (`eval_actions`) over `eval_episodes` fresh
+    episodes (`evaluation_keys`), stepped with its own env params from `hparams`, all runs in one vmapped program
+    compiled once (callers between chunks and the run's end share it)."""
+
+    def evaluate_run(params, normalizer, run_hparams, key_data):
         policy = ppo_mjx.evaluation_policy(config, env.action_size, params, normalizer,
                                            mean=config["eval_actions"] == "mean")
-        key = jax.random.key(seed + 1_000_000)
-        return evaluation.evaluation_rollout(env, policy, key, config["eval_episodes"],
-                                             run_hparams["env_params"])[0]
+        return evaluation.evaluation_rollout(env, policy, jax.random.wrap_key_data(key_data),
+                                             config["eval_episodes"], run_hparams["env_params"])[0]
 
     program = jax.jit(jax.vmap(evaluate_run), out_shardings=layout.replicated)
 
-    def evaluate(runner):
+    def evaluate(runner, draw=0):
         episodes = jax.device_get(program(runner.train_state.params, runner.normalizer, hparams,
-                                          np.asarray(seeds, np.int32)))
+                                          evaluation_keys(seeds, draw)))
         return [evaluation.evaluation_summary(env, jax.tree.map(lambda x: x[i], episodes)) | dict(
             episodes=config["eval_episodes"], actions=config["eval_actions"], physics="mjx",
             backend=jax.default_backend(), device=str(jax.devices()[0].device_kind)) for i in range(len(seeds))]
@@ -242,7 +249,7 @@ class Progress:
     update: int  # updates done
     env_steps: int
     wall_s: float  # training wall time so far
-    evaluate: Callable  # () -> every run's evaluation summary of its current policy
+    evaluate: Callable  # () -> every run's evaluation summary of its current policy, on episodes drawn for `update`
 
 
 @dataclass(frozen=True)
@@ -255,7 +262,7 @@ class Setup:
     trainer: ppo_mjx.Trainer
     layout: Layout
     hparams: dict  # every run's hparams, laid out
-    evaluate: Callable  # (runner) -> every run's evaluation summary
+    evaluate: Callable  # (runner, draw=0) -> every run's evaluation summary (make_evaluation)
     replicate: Callable  # (runner) -> a full copy on every device, to write checkpoints
     chunk: int  # updates per compiled call
     batch: int  # env steps per update
@@ -330,7 +337,7 @@ def train_chunks(setup, runner, rows, wall_s, after_chunk=None, logger=None):
 
     def progress():
         return Progress(len(rows[0]), rows[0][-1]["env_steps"] if rows[0] else 0, wall_s,
-                        lambda: setup.evaluate(runner))
+                        lambda: setup.evaluate(runner, len(rows[0])))
 
     ended_early = bool(after_chunk and after_chunk(progress()))  # a resumed run may have ended already
     saved_at = len(rows[0])

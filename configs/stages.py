@@ -65,7 +65,8 @@ BALANCE = dict(
         torque=-1e-6,  # squared actuator forces (energy)
         termination=-10.0,  # paid once when the episode terminates by a fall, never on truncation or success
     ),
-    gate=dict(min=dict(success_rate=0.9), consecutive=3, eval_every=10),  # standing at the time limit
+    # standing at the time limit in 0.95 of the episodes, issue 19's target: at 0.9 the stage ended short of it
+    gate=dict(min=dict(success_rate=0.95), consecutive=3, eval_every=10),
 )
 
 LOCOMOTION = dict(
@@ -116,7 +117,8 @@ BEHAVIOUR = dict(
         torque=-1e-6,  # squared actuator forces
         termination=-10.0,  # paid once on a fall
     ),
-    gate=dict(min=dict(success_rate=0.9), consecutive=3, eval_every=10),  # a tip reached the target
+    # a tip reached the target in 0.95 of the episodes, issue 19's target: at 0.9 the stage ended at 0.88-0.91
+    gate=dict(min=dict(success_rate=0.95), consecutive=3, eval_every=10),
 )
 
 STAGES = (BALANCE, LOCOMOTION, BEHAVIOUR)

@@ -138,6 +138,24 @@ def test_warm_start_carries_params_and_normalizer(cartpole_curriculum):
     assert not np.allclose(fresh.train_state.params["params"]["Dense_0"]["kernel"], first_params["Dense_0"]["kernel"])
 
 
+def test_gates_evaluate_episodes_of_their_own_and_the_final_evaluation_the_same_ones():
+    """A gate's evaluation at update u draws its own episodes, so passes in a row are independent samples; the final
+    evaluation (draw 0) plays the episodes of jax.random.key(seed + 1_000_000) at every call, as it always did."""
+    env = cartpole_env("cartpole", SHORT_CONFIG)
+    spec = runs.RunSpec("cartpole", SHORT_CONFIG, 3, None, {})
+    trainer = ppo_mjx.make_trainer(SHORT_CONFIG, env)
+    setup = training.prepare(env, [spec], None, trainer, jax.devices()[:1])
+    runner = training.init_runs(trainer, [spec], setup.hparams, setup.layout)
+    final, again, gate_2, gate_4 = (setup.evaluate(runner, draw)[0] for draw in (0, 0, 2, 4))
+    assert final == again and setup.evaluate(runner, 2)[0] == gate_2
+    assert len({final["episode_return"], gate_2["episode_return"], gate_4["episode_return"]}) == 3
+    params, normalizer = (jax.tree.map(lambda x: x[0], tree) for tree in (runner.train_state.params, runner.normalizer))
+    policy = ppo_mjx.evaluation_policy(SHORT_CONFIG, env.action_size, params, normalizer, mean=True)
+    key = jax.random.key(3 + 1_000_000)
+    episodes, _ = evaluation.evaluation_rollout(env, policy, key, SHORT_CONFIG["eval_episodes"])
+    assert evaluation.evaluation_summary(env, episodes)["episode_return"] == pytest.approx(final["episode_return"])
+
+
 def test_cli_refuses_a_gate_on_an_unknown_metric_before_training(tmp_path, capsys):
     out = tmp_path / "curriculum"
     with pytest.MonkeyPatch.context() as patch:
