@@ -336,8 +336,9 @@ def train_chunks(setup, runner, rows, wall_s, after_chunk=None, logger=None):
     trainer, config = setup.trainer, setup.specs[0].config
 
     def progress():
-        return Progress(len(rows[0]), rows[0][-1]["env_steps"] if rows[0] else 0, wall_s,
-                        lambda: setup.evaluate(runner, len(rows[0])))
+        update = len(rows[0])
+        return Progress(update, rows[0][-1]["env_steps"] if rows[0] else 0, wall_s,
+                        lambda: setup.evaluate(runner, update))
 
     ended_early = bool(after_chunk and after_chunk(progress()))  # a resumed run may have ended already
     saved_at = len(rows[0])
