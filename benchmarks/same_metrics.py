@@ -7,7 +7,7 @@ machine records.
     python benchmarks/same_metrics.py --against 1bfc6fb                 # this working tree against commit 1bfc6fb
     python benchmarks/same_metrics.py --against HEAD --root /tmp/other --no-record
     python benchmarks/same_metrics.py --against 1bafe1a --set randomize.enabled=False --set eval_actions=sampled \
-        --set push_speed=0.4 --set push_interval=50 --set ent_coef=0.001
+        --set push_speed=0.4 --set push_interval=50 --set ent_coef=0.001 --set gamma=0.97
 
 `--set` gives the checkout under test settings its reference predates (they turn new features off). Keys that only
 one side's JSON has are listed apart, not compared.

@@ -53,6 +53,7 @@ BALANCE = dict(
     task="balance",  # stage 1: stand where you started, under random pushes
     total_timesteps=20_000_000,  # step budget of the stage (env steps)
     ent_coef=1e-2,  # entropy bonus: at PPO's 1e-3 the std collapsed and the mean fell under randomization
+    gamma=0.99,  # horizon ~100 steps (2 s): at 0.97 (0.7 s) the policies fell off a cliff past their pushes
     episode_length=500,  # control steps before time-limit truncation (10 s at 50 Hz)
     push_interval=(40, 60),  # control steps until the next push, drawn at each push (0 = no pushes); ~1 s at 50 Hz
     push_speed=(0.2, 0.4),  # range (m/s) of a push's horizontal velocity kick, drawn at each; each species sets its own
