@@ -4,8 +4,8 @@ physics and body defaults, a stage's settings and a species' body settings into 
 Gates (`gate`): during training the policy (its mean action, or sampled actions: `eval_actions`) is evaluated every
 `eval_every` updates (at the end of a progress chunk, see `log_every`) on `eval_episodes` episodes drawn afresh at
 each evaluation; an evaluation passes when every metric in `min` is at least its threshold; the stage ends when
-`consecutive` evaluations in a row pass, or when `total_timesteps` (the stage's step budget) runs out. Metric names are those of eval.json (e.g.
-success_rate, reached_time_limit, episode_length, forward_speed_mean). Why the gates and pushes are what they are:
+`consecutive` evaluations in a row pass, or when `total_timesteps` (the stage's step budget) runs out. Metric names
+are those of eval.json (e.g. success_rate, reached_time_limit, episode_length, forward_speed_mean). Why the gates and pushes are what they are:
 results/README.md.
 """
 
