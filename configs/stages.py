@@ -5,8 +5,8 @@ Gates (`gate`): during training the policy (its mean action, or sampled actions:
 `eval_every` updates (at the end of a progress chunk, see `log_every`) on `eval_episodes` episodes drawn afresh at
 each evaluation; an evaluation passes when every metric in `min` is at least its threshold; the stage ends when
 `consecutive` evaluations in a row pass, or when `total_timesteps` (the stage's step budget) runs out. Metric names
-are those of eval.json (e.g. success_rate, reached_time_limit, episode_length, forward_speed_mean). Why the gates and pushes are what they are:
-results/README.md.
+are those of eval.json (e.g. success_rate, reached_time_limit, episode_length, forward_speed_mean). Why the gates and
+pushes are what they are: results/README.md.
 """
 
 import copy
@@ -97,6 +97,7 @@ LOCOMOTION = dict(
 BEHAVIOUR = dict(
     task="behaviour",  # stage 3: bring a tip (jaw, claw, head) to a target placed at random every episode
     total_timesteps=50_000_000,  # step budget of the stage (env steps)
+    gamma=0.99,  # as stage 1: at 0.97 a success 0.7 s later was worth a third as much, and the T-Rex lunged and fell
     episode_length=500,  # control steps before time-limit truncation (10 s)
     push_interval=0,  # control steps between random pushes: 0 = no pushes
     warm_start_log_std=-1.0,  # the policy's log std restarts here when warm-started
@@ -110,7 +111,9 @@ BEHAVIOUR = dict(
         # for ever worth as much as the success that ends the episode, and policies stood (results/README.md)
         proximity=0.0,
         closing=0.5,  # speed (m/s) at which the nearest tip closes on the target: standing still earns nothing
-        success=50.0,  # paid once when a tip comes within `success_radius`; the episode then ends
+        # paid once when a tip comes within `success_radius`; the episode then ends. Twice what standing next to the
+        # target for ever pays at gamma 0.99 (0.75 a step, 75), as 50 was at 0.97 (25)
+        success=150.0,
         upright_height=0.5,  # standing at home height, upright
         posture=0.05,  # closeness to the home pose
         ang_vel=-0.02,  # pelvis angular speed squared
