@@ -112,7 +112,7 @@ BEHAVIOUR = dict(
         proximity=0.0,
         closing=0.5,  # speed (m/s) at which the nearest tip closes on the target: standing still earns nothing
         # paid once when a tip comes within `success_radius`; the episode then ends. Twice what standing next to the
-        # target for ever pays at gamma 0.99 (0.75 a step, 75), as 50 was at 0.97 (25)
+        # target for ever pays at gamma 0.99 (0.75 a step, 75), as 50 was twice the 25 it pays at 0.97
         success=150.0,
         upright_height=0.5,  # standing at home height, upright
         posture=0.05,  # closeness to the home pose
