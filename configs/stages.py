@@ -73,6 +73,7 @@ BALANCE = dict(
 LOCOMOTION = dict(
     task="locomotion",  # stage 2: walk toward a far target along a commanded heading
     total_timesteps=50_000_000,  # step budget of the stage (env steps)
+    gamma=0.99,  # as stage 1: at 0.97 the Brachiosaurus walked to the time limit in 0.84 of episodes, at 0.99 1.00
     episode_length=500,  # control steps before time-limit truncation (10 s)
     push_interval=100,  # control steps between random pushes (2 s)
     push_speed=0.3,  # magnitude (m/s) of a push's horizontal velocity kick
@@ -90,8 +91,9 @@ LOCOMOTION = dict(
         torque=-1e-6,  # squared actuator forces
         termination=-10.0,  # paid once on a fall
     ),
-    # gate: walking speed (m/s) toward the target, and the share of episodes that reach the time limit
-    gate=dict(min=dict(forward_speed_mean=2.0, reached_time_limit=0.75), consecutive=3, eval_every=10),
+    # gate: walking speed (m/s) toward the target, and the share of episodes that reach the time limit: issue 19's
+    # 0.9; at 0.75 the Velociraptor and the Brachiosaurus left the stage reaching it in 0.84-0.88
+    gate=dict(min=dict(forward_speed_mean=2.0, reached_time_limit=0.9), consecutive=3, eval_every=10),
 )
 
 BEHAVIOUR = dict(
