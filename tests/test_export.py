@@ -134,7 +134,6 @@ def test_numpy_observation_controls_and_rewards_equal_the_env_along_a_plain_mujo
         np.testing.assert_allclose(mine[3][k], env_view[3][k], rtol=1e-5, atol=1e-5, err_msg=k)
 
 
-@pytest.mark.parametrize("species, stage", [(species, stage) for species in SPECIES for stage in (1, 3)])
 def one_success_rate_explains(successes, other, episodes, z=3.0):
     """Whether two success counts of `episodes` episodes could both be draws of one success probability: their
     difference within `z` standard deviations of the difference of two binomial draws at the pooled rate, or 2."""
@@ -151,9 +150,9 @@ def test_one_success_rate_explains_chance_flips_not_a_broken_player():
 def test_play_succeeds_as_often_as_evaluate_in_plain_mujoco(species, stage):
     """play.py against evaluate.py --physics mujoco --mean on the same checkpoint and the same episodes (32 or 64):
     the same starts, pushes and targets (the env's random stream from the same seed), in the committed record of that
-    command. The two differ only by rounding (ONNX against XLA, 1e-7 in the action), which a marginal episode grows
-    into a fall or a miss either way: so they must agree as two draws of one success rate do, not episode for episode
-    (results/README.md, sixteenth session). How often the committed policies succeed is a result, not a test."""
+    command. The two differ only by rounding (ONNX against XLA, under 1e-6 in the action), which a marginal episode
+    grows into a fall or a miss either way: so they must agree as two draws of one success rate do, not episode for
+    episode (results/README.md, sixteenth session). How often the committed policies succeed is a result, not a test."""
     evaluated, summary, _ = replay_evaluation(committed(species, stage))
     episodes = evaluated["episodes"]
     assert episodes >= 32 and "mean actions" in evaluated["policy"]
