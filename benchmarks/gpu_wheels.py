@@ -97,7 +97,8 @@ def main():
     capacity = CALL_LIMIT - tree - MARGIN
     if capacity < 8 * 2**20:
         sys.exit(f"error: the working tree that travels is {tree / 2**20:.0f} MiB: too little of a call's 64 MiB is "
-                 f"left for wheels (see `git ls-files`; results' checkpoints: ppo_mjx.py --policy-only)")
+                 f"left for wheels; for the calls take results/ out of the index (`git rm -r -q --cached results && "
+                 f"echo /results/ >> .git/info/exclude`; README, On a GPU, puts it back) or see `git ls-files`")
     for old in glob.glob(os.path.join(args.out, "*")):  # an earlier run's: two versions of a package stop an install
         shutil.rmtree(old) if os.path.isdir(old) else os.remove(old)
     downloaded = os.path.join(args.out, "downloaded")
