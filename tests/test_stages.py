@@ -174,25 +174,31 @@ def test_reaching_the_target_pays_more_than_standing_next_to_it_for_ever(behavio
     assert weights["success"] > standing / (1 - config["gamma"]), f"standing pays {standing:.3f} per step"
 
 
-def test_a_stage3_saved_before_the_closing_term_rebuilds_as_it_was_trained():
-    """A committed stage 3 trained with the proximity term, before `closing` existed, weighs closing 0."""
-    with open(os.path.join(os.path.dirname(tasks.MODELS_DIR), "results", "brachiosaurus_curriculum_nominal_cpu_seed0",
-                           "brachiosaurus_stage3", "config.json")) as f:
+def committed_config(stage, drop=(), drop_weights=()):
+    """A committed Brachiosaurus stage's config.json as a config saved before `drop` (keys) and `drop_weights`
+    (reward terms) existed would read."""
+    with open(os.path.join(os.path.dirname(tasks.MODELS_DIR), "results", "brachiosaurus_curriculum_cpu_seed0",
+                           f"brachiosaurus_stage{stage}", "config.json")) as f:
         saved = json.load(f)
+    saved["reward_weights"] = {k: v for k, v in saved["reward_weights"].items() if k not in drop_weights}
+    return {k: v for k, v in saved.items() if k not in drop}
+
+
+def test_a_stage3_saved_before_the_closing_term_rebuilds_as_it_was_trained():
+    """A stage 3 trained with the proximity term, before `closing` existed, weighs closing 0."""
+    saved = committed_config(3, drop_weights=("closing",))
     name, _, overrides = from_saved(saved)
     weights = get_config(name, overrides)["reward_weights"]
-    assert "closing" not in saved["reward_weights"] and weights["closing"] == 0.0
+    assert weights["closing"] == 0.0 and get_config(name)["reward_weights"]["closing"] > 0
     assert weights == dict(saved["reward_weights"], closing=0.0)
 
 
 def test_a_stage_saved_with_white_exploration_noise_rebuilds_with_it():
-    """A committed Brachiosaurus stage trained before `action_noise_correlation` existed resumes and warm-starts with
-    white noise (0), not with the species' correlated default."""
-    with open(os.path.join(os.path.dirname(tasks.MODELS_DIR), "results", "brachiosaurus_curriculum_nominal_cpu_seed0",
-                           "brachiosaurus_stage1", "config.json")) as f:
-        saved = json.load(f)
+    """A Brachiosaurus stage trained before `action_noise_correlation` existed resumes and warm-starts with white
+    noise (0), not with the species' correlated default."""
+    saved = committed_config(1, drop=("action_noise_correlation",))
     name, _, overrides = from_saved(saved)
-    assert "action_noise_correlation" not in saved and get_config(name)["action_noise_correlation"] > 0
+    assert get_config(name)["action_noise_correlation"] > 0
     assert get_config(name, overrides)["action_noise_correlation"] == 0.0
 
 
