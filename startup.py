@@ -1,6 +1,6 @@
-"""What the command-line entry points (ppo_mjx.py run as a script, evaluate.py, the benchmarks) do first, before
-anything imports JAX or MuJoCo: settings that XLA and MuJoCo read once, when they load (values the user's environment
-sets win), and a quiet first import of MJX."""
+"""What the command-line entry points (ppo_mjx.py run as a script, evaluate.py, the benchmarks and analysis tools) do
+first, before anything imports JAX or MuJoCo: settings that XLA and MuJoCo read once, when they load (values the user's
+environment sets win), and a quiet first import of MJX."""
 
 import contextlib
 import ctypes.util

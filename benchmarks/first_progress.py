@@ -4,7 +4,7 @@ with the cache that run filled (warm); each is stopped with Ctrl-C after its fir
 from start to each milestone line, the training throughput of the progress lines, and every XLA/glog line printed.
 
     python benchmarks/first_progress.py                     # writes results/first_progress_<backend>.json and .md
-    python benchmarks/first_progress.py --progress-lines 3 --xla-flags=--xla_cpu_max_isa=AVX512
+    python benchmarks/first_progress.py --progress-lines 3 --xla-flags=--xla_cpu_max_isa=AVX512 --name _avx512
 """
 
 import argparse

@@ -24,6 +24,7 @@ SPECIES = ("trex", "velociraptor", "brachiosaurus")
 
 
 def main():
+    load = os.getloadavg()[0]  # the machine's 1-minute load average before: a shared machine plays slower
     rows = []
     for species in SPECIES:
         for stage in (1, 2, 3):
@@ -34,12 +35,15 @@ def main():
             print(f"{rows[-1]['env']:>20}: {rows[-1]['realtime_factor']:.0f}x real time, "
                   f"{rows[-1]['inference_us_per_step']:.0f} us per policy call")
     record = dict(command="python benchmarks/play_speed.py", date=time.strftime("%Y-%m-%d"), cores=1,
-                  machine=files.host(["mujoco", "onnxruntime", "numpy"]), runs=rows)
+                  machine=files.host(["mujoco", "onnxruntime", "numpy"]), load_average_before=round(load, 2),
+                  load_average_after=round(os.getloadavg()[0], 2), runs=rows)
     files.atomic_write(os.path.join(ROOT, "results", "play_speed_cpu.json"), json.dumps(record, indent=1) + "\n")
     lines = [f"# play.py speed on one CPU core ({record['machine']['cpu']}, {record['date']})", "",
              f"`{record['command']}`: {EPISODES} headless episodes per stage from seed {SEED}, mean actions, "
              f"onnxruntime {record['machine']['versions']['onnxruntime']} on one thread, "
-             f"MuJoCo {record['machine']['versions']['mujoco']}, no JAX.", "",
+             f"MuJoCo {record['machine']['versions']['mujoco']}, no JAX. The machine's 1-minute load average "
+             f"(runnable processes on its {record['machine']['cpu_count']} cores, this one about 1 of them): "
+             f"{record['load_average_before']:g} before, {record['load_average_after']:g} after.", "",
              "| env | control steps | wall (s) | x real time | policy call (us) |", "|---|---|---|---|---|"]
     lines += [f"| {r['env']} | {r['steps']} | {r['wall_s']:.1f} | {r['realtime_factor']:.0f} | "
               f"{r['inference_us_per_step']:.0f} |" for r in rows]

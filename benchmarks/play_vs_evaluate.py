@@ -1,15 +1,18 @@
 """play.py against evaluate.py on the same stage-1 episodes of each committed curriculum, in plain MuJoCo with the
-mean action.
+mean action: does the exported policy, played outside JAX, do what evaluate.py measured?
 
     python benchmarks/play_vs_evaluate.py        # writes results/play_vs_evaluate_cpu.json
-    python benchmarks/play_vs_evaluate.py results/{trex,velociraptor,brachiosaurus}_randomized_cpu_seed0 \
-        --out results/play_vs_evaluate_randomized_cpu.json
+    python benchmarks/play_vs_evaluate.py CURRICULUM CURRICULUM CURRICULUM --out FILE.json   # trex, velociraptor,
+                                                                                             # brachiosaurus
 
-evaluate.py's side is each stage-1 folder's eval_mujoco_mean.json, written by `python evaluate.py <stage 1> --physics
-mujoco --mean --episodes 32 --seed 2000000`. play.py plays the same 32 episodes twice: with the env's own random
-stream from that seed replayed (`env_draws`: the same starts, randomization draws, pushes and observation noise as
-evaluate.py's), and with its own NumPy stream from the same seed (different ones). tests/test_export.py holds the
-first within 2 episodes on the committed curricula.
+evaluate.py's side is each stage-1 folder's eval_mujoco_mean.json, as `python benchmarks/species_table.py` writes it
+(`python evaluate.py <stage 1> --physics mujoco --mean --episodes 64 --seed 2000000`); each folder needs it and its
+export (policy.onnx, `python export.py <stage 1>`). play.py plays the record's episodes twice: with the env's own
+random stream from the record's seed replayed (`env_draws`: the same starts, randomization draws, pushes and
+observation noise as evaluate.py's), and with its own NumPy stream from the same seed (different ones). The policies
+differ only by rounding (ONNX against XLA), which a marginal episode grows into a fall either way, so even the same
+stream agrees as two draws of one success rate do, not episode for episode: tests/test_export.py holds it to that on
+the committed curricula.
 """
 
 import argparse
@@ -109,6 +112,7 @@ def main(argv=None):
                         "brachiosaurus, whose stage 1 is exported and evaluated (default: the committed ones)")
     parser.add_argument("--out", default=os.path.join(ROOT, "results", "play_vs_evaluate_cpu.json"))
     args = parser.parse_args(argv)
+    start = time.monotonic()
     rows = []
     for species, curriculum in zip(SPECIES, args.curricula or [None] * len(SPECIES)):
         folder = stage1(species, curriculum)
@@ -123,7 +127,7 @@ def main(argv=None):
     record = dict(command=" ".join(["python benchmarks/play_vs_evaluate.py", *(argv if argv is not None else
                                                                              sys.argv[1:])]),
                   date=time.strftime("%Y-%m-%d"), machine=files.host(["jax", "mujoco", "onnxruntime", "numpy"]),
-                  runs=rows)
+                  wall_s=round(time.monotonic() - start, 1), runs=rows)
     files.atomic_write(args.out, json.dumps(record, indent=1) + "\n")
     print(f"wrote {os.path.relpath(args.out, ROOT)}")
 

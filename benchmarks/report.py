@@ -12,10 +12,10 @@ chain of calls, each well inside a lent GPU's 10 minutes, completes the report. 
 again by the next call. A curriculum piece trains `python ppo_mjx.py --env <species> --curriculum --seed 0` into
 <curricula>/<species>_curriculum_<backend>_seed0 (default: in the report folder), or resumes it there; near the
 budget's end it is stopped as Ctrl-C stops it (a checkpoint is written) and the next call resumes it. Sizes are the
-GPU's (1024/4096/8192 envs) where JAX finds a GPU, small ones on a CPU. On a lent machine, whose files come back only
-through $OUT, write the report outside the repository copy and pack it (README, "On a GPU"):
+GPU's (1024/4096/8192 envs) where JAX finds a GPU, small ones on a CPU. On a machine whose files come back only
+through one folder, write the report outside the repository copy and pack it into that folder (README, "On a GPU"):
 
-    python3 benchmarks/report.py --out /tmp/report --budget-s 480 --pack $OUT/report.tar.gz
+    python3 benchmarks/report.py --out REPORT_FOLDER --budget-s 480 --pack RETURNED_FOLDER/report.tar.gz
 """
 
 import argparse

@@ -1,7 +1,9 @@
 """The gates against the do-nothing policy, and stage-1 policies against pushes and dynamics beyond their training.
 
-    python benchmarks/robustness.py                                   # zero action on every species' gates
-    python benchmarks/robustness.py results/trex_randomized_cpu_seed0 results/velociraptor_randomized_cpu_seed0
+    python benchmarks/robustness.py --out results/robustness_gates    # the do-nothing policies on every gate
+    python benchmarks/robustness.py results/trex_curriculum_cpu_seed0 results/velociraptor_curriculum_cpu_seed0 \
+        results/brachiosaurus_curriculum_cpu_seed0    # and the stage-1 policies beyond their training (--no-gates:
+                                                      # those alone); writes results/robustness.json, .md and .png
 
 Zero action (hold the home pose) runs every stage's gate evaluation with each species' default config (randomization
 and pushes as trained), over `--episodes` fresh episodes from a seed apart from training's and the gates' (the same

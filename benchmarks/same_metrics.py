@@ -5,7 +5,7 @@ of the training's eval.json and of the evaluation JSONs, except wall times, thro
 machine records.
 
     python benchmarks/same_metrics.py --against 1bfc6fb                 # this working tree against commit 1bfc6fb
-    python benchmarks/same_metrics.py --against HEAD --root /tmp/other --no-record
+    python benchmarks/same_metrics.py --against HEAD --root OTHER_CHECKOUT --no-record
     python benchmarks/same_metrics.py --against 1bafe1a --set randomize.enabled=False --set eval_actions=sampled \
         --set push_speed=0.4 --set push_interval=50 --set ent_coef=0.001 --set gamma=0.97
 

@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -56,12 +57,13 @@ def cell(summary, key, digits=2):
 
 
 def species_rows(folder):
-    """Markdown rows for one curriculum folder, and its stage-3 video."""
+    """Markdown rows for one curriculum folder, where and when its evaluations ran, and its stage-3 video."""
     state = json.load(open(os.path.join(folder, "curriculum.json")))
-    rows = []
+    rows, evaluated = [], {}
     for record in state["stages"]:
         stage_dir = os.path.join(folder, record["stage"])
         results = [evaluation(stage_dir, physics, actions) for physics, actions in EVALUATIONS]
+        evaluated |= {where(r): None for r in results}
         gate = "passed" if record["gate_passed"] else "**not passed**"
         three = lambda key, digits=2: " / ".join(cell(r, key, digits) for r in results)
         rows.append(f"| {record['stage']} | {record['env_steps'] / 1e6:.2f}M | {record['train_wall_s'] / 60:.1f} | "
@@ -70,7 +72,13 @@ def species_rows(folder):
     finished = len(state["stages"]) == 3
     video = film(os.path.join(folder, state["stages"][-1]["stage"]), f"{state['species']}_stage3") if finished \
         else None
-    return state, rows, video
+    return state, rows, list(evaluated), video
+
+
+def where(record):
+    """The date and machine of a record: "2026-11-26 cpu (AMD EPYC)"."""
+    machine = record.get("machine", {})
+    return f"{record.get('date', '?')} {machine.get('backend', '?')} ({machine.get('cpu', '?')})"
 
 
 def settings(overrides):
@@ -93,17 +101,20 @@ def main(argv=None):
              "actions (white noise of the policy's std, as training samples where the noise is not correlated in "
              "time) in MJX. Success: stage 1 standing "
              "at the time limit, stage 3 the tip at the target; stage 2 has none (its gate is on speed). Training "
-             "time: updates only, compiles and gate evaluations excluded.", "",
+             "time: updates only, compiles and gate evaluations excluded. Written "
+             f"{time.strftime('%Y-%m-%d')}; an evaluation whose file exists with these episodes and seed is reused, "
+             "not rerun: each species' last row says where and when its curriculum trained and its evaluations ran.",
+             "",
              "| stage | steps | training (min) | gate | success: MJX / MuJoCo / MJX sampled | episode length: same | "
              "forward speed (m/s): same |",
              "|---|---:|---:|---|---|---|---|"]
     videos = []
     for folder in args.curricula:
-        state, rows, video = species_rows(folder)
-        where = "; ".join(f"{s['date']} {s['machine']['backend']} ({s['machine']['cpu']})" for s in state["sessions"])
+        state, rows, evaluated, video = species_rows(folder)
+        trained = "; ".join(where(session) for session in state["sessions"])
         lines += rows
-        lines.append(f"| *{state['species']}: {len(state['stages'])}/3 stages, {settings(state['overrides'])}, ran "
-                     f"{where}* | | | | | | |")
+        lines.append(f"| *{state['species']}: {len(state['stages'])}/3 stages, {settings(state['overrides'])}, trained "
+                     f"{trained}; evaluated {'; '.join(evaluated)}* | | | | | | |")
         if video:
             videos.append(f"![{state['species']} stage 3]({os.path.relpath(video, os.path.dirname(args.out))})")
     lines += ["", *videos]

@@ -2,7 +2,7 @@
 tracing, lowering and compiling (XLA) in it, as reported by jax.monitoring, then a table per test file.
 
     python -m pytest -q -p benchmarks.suite_profile                      # from the repository root
-    SUITE_PROFILE=/tmp/profile.tsv python -m pytest -q -p benchmarks.suite_profile
+    SUITE_PROFILE=profile.tsv python -m pytest -q -p benchmarks.suite_profile
 
 Each pytest-xdist process appends its tests' rows to the file (default results/suite_profile.tsv, emptied first by
 the main process); `python benchmarks/suite_profile.py [FILE]` prints the table per file. Traces nest (a jitted

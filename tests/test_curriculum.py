@@ -1,7 +1,7 @@
 """The curriculum: gate logic on synthetic metrics, gate names checked against evaluation metrics, and a two-stage
 cartpole curriculum end to end (early stop on a passed gate, budget exhausted, warm start of params and
 normalizer, records), killed and resumed (the same end as straight through), branched at a stage
-(benchmarks/branch_curriculum.py) and resumed, and bad folders to resume or branch."""
+(analysis/branch_curriculum.py) and resumed, and bad folders to resume or branch."""
 
 import contextlib
 import json
@@ -19,7 +19,7 @@ import evaluation
 import ppo_mjx
 import runs
 import training
-from benchmarks import branch_curriculum
+from analysis import branch_curriculum
 from cartpole import SHORT_CONFIG, make_cartpole_env
 from configs import CONFIGS, ConfigError
 from test_cli import run_main

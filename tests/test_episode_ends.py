@@ -1,4 +1,4 @@
-"""benchmarks/episode_ends.py: how episodes ended, and where a stage-3 tip stood against its target at the end."""
+"""analysis/episode_ends.py: how episodes ended, and where a stage-3 tip stood against its target at the end."""
 
 import types
 
@@ -6,7 +6,7 @@ import mujoco
 import numpy as np
 
 import tasks
-from benchmarks import episode_ends
+from analysis import episode_ends
 from configs import get_config
 
 

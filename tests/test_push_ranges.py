@@ -1,23 +1,34 @@
-"""benchmarks/push_ranges.py: bad overrides are one line and exit code 2 before anything compiles, and a candidates
-file keeps what earlier commands judged."""
+"""analysis/push_ranges.py: bad candidates and overrides are one line and exit code 2 before anything compiles, a
+species alone stands for its configured range, and a candidates file keeps what earlier commands judged."""
 
 import json
 
 import pytest
 
-from benchmarks import push_ranges
+from analysis import push_ranges
+from configs import get_config
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--candidate", "velociraptor:0.25-0.6:40-60", "--set", "bogus=1"], "error: unknown config key 'bogus'"),
-    (["--set", "action_scale=0.75"], "error: --set needs --candidate"),
+    (["--candidate", "dodo:0.2-0.4:40-60"], "error: unknown env 'dodo_stage1'"),
 ])
-def test_bad_overrides_give_one_line_and_exit_2(capsys, argv, message):
+def test_bad_candidates_give_one_line_and_exit_2(capsys, argv, message):
     with pytest.raises(SystemExit) as exit:
         push_ranges.main(argv)
     assert exit.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(message)
+
+
+def test_a_species_alone_is_its_configured_range_and_a_given_range_is_kept():
+    config = get_config("brachiosaurus_stage1")
+    assert push_ranges.configured([push_ranges.candidate("brachiosaurus"),
+                                   push_ranges.candidate("trex:0.3-0.6:25-40")], {}) == [
+        ("brachiosaurus", tuple(config["push_speed"]), tuple(config["push_interval"])),
+        ("trex", (0.3, 0.6), (25, 40))]
+    with pytest.raises(Exception, match="SPECIES:LOW-HIGH:LOW-HIGH"):
+        push_ranges.candidate("trex:0.3")
 
 
 def row(speeds, noise):

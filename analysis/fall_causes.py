@@ -1,7 +1,7 @@
-"""Which of an episode's draws make a policy fail (fall, or miss its target): success against each randomized factor.
+"""Which of an episode's draws make a policy fail (fall, or miss its target)? Success against each randomized factor.
 
-    python benchmarks/fall_causes.py results/trex_randomized_cpu_seed0/trex_stage1 --episodes 512
-    python benchmarks/fall_causes.py results/trex_randomized2_cpu_seed0/trex_stage3 --episodes 256
+    python analysis/fall_causes.py results/brachiosaurus_curriculum_cpu_seed0/brachiosaurus_stage1 --episodes 512
+    python analysis/fall_causes.py results/velociraptor_curriculum_cpu_seed0/velociraptor_stage3 --episodes 256
 
 Runs the policy's mean action (`--sampled`: sampled actions) for `--episodes` episodes in its own config
 (randomization and pushes as trained), from a seed apart from training's and the gates', then with randomization

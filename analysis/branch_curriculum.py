@@ -1,8 +1,10 @@
-"""Branch a curriculum at a stage: a new curriculum folder holding a finished one's stages before `--stage`, with
-extra settings, so that `python ppo_mjx.py --resume <new>` trains that stage (warm-started from the copied stage
-before it, as the curriculum would) and the later ones with them. An experiment on stage 3 then costs stage 3 only.
+"""How does a curriculum do from one stage on under other settings? Branch it at that stage and train the branch.
 
-    python benchmarks/branch_curriculum.py results/trex_randomized2_cpu_seed0 results/trex_branch --stage 3 \
+The branch is a new curriculum folder holding a finished one's stages before `--stage`, with extra settings, so that
+`python ppo_mjx.py --resume <new>` trains that stage (warm-started from the copied stage before it, as the curriculum
+would) and the later ones with them. An experiment on stage 3 then costs stage 3 only.
+
+    python analysis/branch_curriculum.py results/trex_curriculum_cpu_seed0 results/trex_branch --stage 3 \
         --set reward_weights.success=200
     python ppo_mjx.py --resume results/trex_branch
 """

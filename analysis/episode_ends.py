@@ -1,7 +1,8 @@
-"""How a policy's episodes end: success, time-out or fall, and where each kind of end left the body (every task
-measure at the last step, as quartiles over the episodes that ended that way).
+"""How do a policy's episodes end (success, time-out or fall), and where did each kind of end leave the body?
 
-    python benchmarks/episode_ends.py results/trex_randomized2_cpu_seed0/trex_stage3 --episodes 128
+Every task measure at the last step, as quartiles over the episodes that ended that way.
+
+    python analysis/episode_ends.py results/velociraptor_curriculum_cpu_seed0/velociraptor_stage3 --episodes 128
 
 A stage-3 policy that times out with its tip next to the target (tip_distance just above the success radius) is
 content to hover there; one that times out far away never found the target. From the pose each episode ended in it
@@ -28,7 +29,7 @@ import numpy as np  # noqa: E402
 import runs  # noqa: E402
 import tasks  # noqa: E402
 import training  # noqa: E402
-from benchmarks import fall_causes  # noqa: E402
+from analysis import fall_causes  # noqa: E402
 
 
 def episode_ends(env, episodes):
