@@ -1,5 +1,6 @@
-"""How long XLA takes to compile this project's two kinds of program on the CPU, with its default fusion emitters and
-with its older loop emitters (`--xla_cpu_use_fusion_emitters=false`, which tests/conftest.py sets for the suite):
+"""How long XLA takes to compile this project's two kinds of program on the CPU, with its default fusion emitters, with
+its older loop emitters (`--xla_cpu_use_fusion_emitters=false`), and with loop emitters without LLVM's optimizations
+(`--xla_backend_optimization_level=0` too: what tests/conftest.py sets for the suite):
 the T-Rex stage-1 env step (64 envs, vmapped) and the whole PPO training of the plain-JAX cartpole (tests/cartpole.py,
 40 updates), each in a fresh process without a compilation cache, and how long the compiled training then runs.
 
@@ -13,7 +14,9 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EMITTERS = {"fusion (XLA's default)": "", "loop": "--xla_cpu_use_fusion_emitters=false"}
+EMITTERS = {"fusion (XLA's default)": "", "loop": "--xla_cpu_use_fusion_emitters=false",
+            "loop, optimization level 0 (the test suite's)":
+                "--xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0"}
 
 
 def measure():

@@ -136,12 +136,6 @@ def test_exploration_noise_has_unit_variance_and_the_configured_correlation_in_t
     np.testing.assert_allclose(metrics["action_lag_product"][1:], correlation, atol=0.06)
 
 
-def compiled(fun, *args):
-    """`fun` compiled for `args` with XLA's default CPU emitters: conftest.py has the suite compile with the older loop
-    emitters, which suit the MJX programs but compile a whole PPO training more than twice as slowly."""
-    return jax.jit(fun).lower(*args).compile(compiler_options={"xla_cpu_use_fusion_emitters": True})
-
-
 def random_policy_returns(env, episodes, key):
     """Return of each env's first episode under uniform random actions."""
     step = jax.vmap(env.step)
@@ -170,7 +164,7 @@ def test_ppo_learns_cartpole_beyond_any_random_episode():
     hparams = ppo_mjx.stack([ppo_mjx.hyperparameters(c, env.default_params) for c in (CONFIG, dict(CONFIG, lr=1e-3))])
     train = ppo_mjx.make_train(CONFIG, env)
     keys = jax.random.split(jax.random.key(0), 2)
-    out = compiled(jax.vmap(train), keys, hparams)(keys, hparams)
+    out = jax.jit(jax.vmap(train))(keys, hparams)
     runner, metrics = out["runner"], out["metrics"]
     assert metrics["episode_return"].shape == (2, CONFIG["total_timesteps"] // (64 * 32))  # per-update scalars only
     assert int(metrics["nan_resets"].sum()) == 0
@@ -327,10 +321,10 @@ def test_make_train_trains_a_plain_jax_env_as_it_is():
     env = make_plain_cartpole()
     config = dict(CONFIG, total_timesteps=64 * 32 * 40)
     train, key = ppo_mjx.make_train(config, env), jax.random.key(0)
-    metrics = compiled(train, key)(key)["metrics"]
+    metrics = jax.jit(train)(key)["metrics"]
     assert "nan_resets" not in metrics
     np.testing.assert_array_equal(metrics["reward"], 1.0)  # env.default_params
     assert metrics["episode_return"][:3].mean() < 50 and metrics["episode_return"][-3:].mean() >= 150, \
         metrics["episode_return"]
     doubled = ppo_mjx.hyperparameters(config, dict(env.default_params, alive=jnp.float32(2.0)))
-    np.testing.assert_array_equal(compiled(train, key, doubled)(key, doubled)["metrics"]["reward"], 2.0)
+    np.testing.assert_array_equal(jax.jit(train)(key, doubled)["metrics"]["reward"], 2.0)
