@@ -104,8 +104,10 @@ def device_layout(runner_shape, num_runs, num_envs, devices):
     return Layout(runner, shard(), shard())
 
 
+@functools.lru_cache(maxsize=8)
 def seeded_init(trainer):
-    """(seeds [runs], hparams [runs]) -> fresh runners batched along a leading run axis."""
+    """(seeds [runs], hparams [runs]) -> fresh runners batched along a leading run axis. One function per trainer, so
+    that JAX traces it once for the layout's shapes (`group_layout`) and for the program (`init_runs`)."""
     return lambda seeds, hparams: jax.vmap(trainer.init)(jax.vmap(jax.random.key)(seeds), hparams)
 
 

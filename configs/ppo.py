@@ -35,6 +35,7 @@ CPU_DEFAULTS = {
     "total_timesteps": 2_000_000,  # env steps per run
     "eval_episodes": 32,  # episodes of the final and of each gate evaluation
     "gate.eval_every": 40,  # updates between gate evaluations (~200k env steps at 256 envs)
+    "log_every": 5,  # a progress line every ~5 s: the first comes sooner (chunks train the same numbers)
 }
 # A curriculum stage ends when its gate passes; its budget is only the cap for a stage that does not pass.
 CPU_CURRICULUM_DEFAULTS = dict(
