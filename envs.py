@@ -3,12 +3,15 @@
 `make_env("trex_stage1", **overrides)` returns an `Env` whose `reset(key) -> EnvState` and
 `step(state, action, params) -> EnvState` are pure, so they work under `jit` and `vmap`. `params` is any pytree the
 step reads (here the reward weights, `env.default_params` by default): a learner passes it through unchanged, so one
-compiled program serves runs whose weights differ. `build_env` holds what every env shares (physics substeps,
-termination, NaN guard, time limit, pushes, auto-reset); a `tasks.Task` holds what differs (start state, observation,
-rewards, success). The physics is MJX, or plain MuJoCo through a host callback for sim-to-sim checks.
+compiled program serves runs whose weights differ. `build_env` composes what every env shares from small pieces,
+each a function a screen long (the observation with its noise, the reset, actuation, pushes, the physics step with
+the episode's model, termination and reward bookkeeping with the NaN guard and time limit, the auto-reset); a
+`tasks.Task` holds what differs (start state, observation, rewards, success). The physics is MJX, or plain MuJoCo
+through a host callback for sim-to-sim checks.
 """
 
 import copy
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -157,111 +160,170 @@ def mujoco_physics(mj_model, n_substeps, model_fields=()):
 PHYSICS = ("mjx", "mujoco")
 
 
+# An env is built from the pieces below, each a plain function of `EnvParts` (what every piece reads, worked out once),
+# in the order a step runs them: the observation with its noise, the reset, actuation, the push, the physics step with
+# the episode's model, the transition's bookkeeping (termination, reward, info) and the auto-reset. `build_env` binds
+# them into an `Env`.
+
+
+@dataclass(frozen=True)
+class EnvParts:
+    """What the pieces of one env read, worked out once by `build_env`."""
+
+    config: dict
+    task: tasks.Task
+    plan: randomization.Plan  # what the config randomizes, pushes included
+    nu: int  # actuators: the action size
+    mjx_model: Any  # the nominal MJX model; `episode_model` writes an episode's draws into it
+    advance: Callable  # (model, data) -> data one control step later (`mjx_physics` or `mujoco_physics`)
+    blank: Any  # fresh MJX data, from which every start is drawn
+    zero_action: jax.Array
+    default_params: Any  # what `step` reads when given no params: the config's reward weights (`env_params`)
+
+
+def uniform_from(key, count):
+    """A `uniform(shape, low, high)` callback that draws `count` times, each from its own split of `key`."""
+    keys = iter([key] if count == 1 else jax.random.split(key, count))
+    return lambda shape, low, high: jax.random.uniform(next(keys), shape, minval=low, maxval=high)
+
+
+def kinematics(mjx_model, data, **fields):
+    """`data` with `fields` set and its positions recomputed (the tasks' `kinematics` callback)."""
+    return mjx_kinematics(mjx_model, data.replace(**fields))
+
+
+def observe(parts, data, prev_action, noise_key):
+    """The task's observation of `data`, with the config's uniform observation noise drawn from `noise_key`."""
+    obs = parts.task.observe(data, prev_action)
+    if parts.plan.noise is None:
+        return obs
+    return obs + uniform_from(noise_key, 1)(obs.shape, -parts.plan.noise, parts.plan.noise)
+
+
+def reset(parts, key):
+    """A fresh episode from `key`: the task's randomized start, the episode's draws (randomization.start_episode),
+    their observation, and per-transition info at zero."""
+    if parts.plan.draws_episode:
+        key, init_key, draw_key = jax.random.split(key, 3)
+    else:
+        key, init_key = jax.random.split(key)
+    data = parts.task.init(uniform_from(init_key, parts.task.draws), functools.partial(kinematics, parts.mjx_model),
+                           parts.blank)
+    episode, noise_key = {}, None
+    if parts.plan.draws_episode:
+        draw_key, noise_key = jax.random.split(draw_key)
+        episode = randomization.start_episode(parts.plan, parts.nu, uniform_from(draw_key, len(parts.plan.ranges) + 1),
+                                              jnp)
+    obs = observe(parts, data, parts.zero_action, noise_key)
+    false = jnp.zeros((), bool)
+    return EnvState(data, obs, jnp.zeros(()), false, false, obs, jnp.zeros((), jnp.int32), parts.zero_action, key,
+                    zero_info(parts, data), episode)
+
+
+def zero_info(parts, data):
+    """The info a transition reports (see `transition`), every entry zero: a reset's."""
+    terms = parts.task.reward_terms(data, parts.zero_action, parts.zero_action)
+    info = {f"reward/{k}": jnp.zeros(()) for k in [*terms, "termination"]}
+    info |= {k: jnp.zeros(()) for k in parts.task.measure(data)} | {"nan_reset": jnp.zeros(())}
+    return info | (dict(push_speed=jnp.zeros(())) if parts.plan.ranged_push else {})
+
+
+def actuate(parts, data, action, episode):
+    """`data` with the controls of `action` as the motors see it: `action_delay` steps late, about the home pose
+    shifted by `home_offset`; and the episode's record of recent actions."""
+    ctrl, episode = randomization.controls(parts.task.action_to_ctrl, action, episode, jnp)
+    return data.replace(ctrl=ctrl), episode
+
+
+def push(parts, data, key, time, episode):
+    """Kick the free root joint sideways when a push is due (randomization.push; models with a free root only).
+    Returns (data, episode, the push's speed or 0 for ranged pushes, else None)."""
+    plan = parts.plan
+    if not plan.push_interval:
+        return data, episode, None
+    kick, speed, episode = randomization.push(plan, time, episode, uniform_from(key, 3 if plan.ranged_push else 1),
+                                              jnp)
+    return data.replace(qvel=data.qvel.at[:2].add(kick)), episode, speed if plan.ranged_push else None
+
+
+def episode_model(parts, episode):
+    """The MJX model with the episode's draws written into it (randomization.model_values)."""
+    if not parts.plan.fields:
+        return parts.mjx_model
+    return parts.mjx_model.replace(**randomization.model_values(parts.plan.fields, parts.plan.where, episode, jnp))
+
+
+def transition(parts, state, data, action, weights, noise_key):
+    """What the transition from `state` to `data` under `action` reports: (terminated, truncated, reward, final_obs,
+    time, info). A fall or non-finite physics terminates with the `termination` penalty, success terminates without
+    it, the time limit truncates; reward terms are weighted by `weights`, and a non-finite state reports zeros (and
+    `nan_reset`), so training never sees a NaN."""
+    finite = jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
+    failed = parts.task.is_terminated(data) | ~finite
+    terminated = failed | parts.task.is_success(data)
+    time = state.time + 1
+    truncated = (time >= parts.config["episode_length"]) & ~terminated
+    terms = parts.task.reward_terms(data, action, state.prev_action)
+    terms = {k: jnp.where(finite, weights[k] * v, 0.0) for k, v in terms.items()}
+    terms["termination"] = failed.astype(jnp.float32) * weights["termination"]  # float32 as from `reset`
+    reward = sum(terms.values())
+    final_obs = jnp.where(finite, observe(parts, data, action, noise_key), 0.0)
+    info = {f"reward/{k}": v for k, v in terms.items()}
+    info |= {k: jnp.where(finite, v, 0.0) for k, v in parts.task.measure(data).items()}
+    info["nan_reset"] = (~finite).astype(jnp.float32)
+    return terminated, truncated, reward, final_obs, time, info
+
+
+def auto_reset(parts, state, key):
+    """`state` where its transition ended the episode: a fresh start (`reset(key)`) in place of its physics, episode,
+    observation, time and last action; reward, flags, final_obs and info stay the transition's."""
+    done = state.terminated | state.truncated
+    fresh = reset(parts, key)
+    data = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh.data, state.data)
+    episode = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh.episode, state.episode)
+    return state.replace(data=data, episode=episode, obs=jnp.where(done, fresh.obs, state.obs),
+                         time=jnp.where(done, 0, state.time),
+                         prev_action=jnp.where(done, parts.zero_action, state.prev_action))
+
+
+def step(parts, state, action, params=None):
+    """One control step of `action` (clipped to [-1, 1]): actuate, push, advance the physics of the episode's model,
+    report the transition, and reset where it ended the episode. `params`: the reward weights (`default_params`)."""
+    weights = parts.default_params if params is None else params
+    action = jnp.clip(action, -1.0, 1.0)
+    rng, push_key, reset_key = jax.random.split(state.rng, 3)
+    noise_key = None
+    if parts.plan.noise is not None:
+        rng, noise_key = jax.random.split(rng)
+    data, episode = actuate(parts, state.data, action, state.episode)
+    data, episode, pushed = push(parts, data, push_key, state.time, episode)
+    data = parts.advance(episode_model(parts, episode), data)
+    terminated, truncated, reward, final_obs, time, info = transition(parts, state, data, action, weights, noise_key)
+    info |= {} if pushed is None else dict(push_speed=pushed)
+    ended = EnvState(data, final_obs, reward, terminated, truncated, final_obs, time, action, rng, info, episode)
+    return auto_reset(parts, ended, reset_key)
+
+
+def check_reward_terms(name, config, first):
+    """ConfigError unless the config weighs exactly the reward terms the task pays (`first`: a reset's state)."""
+    terms = sorted(k.removeprefix("reward/") for k in first.info if k.startswith("reward/"))
+    if terms != sorted(config["reward_weights"]):
+        raise ConfigError(f"env '{name}': reward_weights has {', '.join(sorted(config['reward_weights']))} but the "
+                          f"task's reward terms are {', '.join(terms)}")
+
+
 def build_env(name, config, mj_model, task, physics="mjx"):
     """Wrap a Task into an Env: physics substeps, termination, NaN guard, time limit, pushes, domain randomization
     (randomization.py), auto-reset."""
     n_substeps = int(round(config["ctrl_dt"] / config["sim_dt"]))
-    mjx_model = put_model(mj_model, config["mjx_impl"])
     plan = randomization.plan(config, mj_model)
     if physics == "mjx":
         advance = mjx_physics(n_substeps)
     else:
         advance = mujoco_physics(mj_model, n_substeps, tuple(plan.fields))
-    blank = make_data(mj_model, config["mjx_impl"])
-    zero_action = jnp.zeros(mj_model.nu)
-    default_params = env_params(config)
-
-    def kinematics(data, **fields):
-        return mjx_kinematics(mjx_model, data.replace(**fields))
-
-    def uniform_from(key, count):
-        keys = iter([key] if count == 1 else jax.random.split(key, count))
-        return lambda shape, low, high: jax.random.uniform(next(keys), shape, minval=low, maxval=high)
-
-    def observe(data, prev_action, noise_key):
-        obs = task.observe(data, prev_action)
-        if plan.noise is None:
-            return obs
-        return obs + uniform_from(noise_key, 1)(obs.shape, -plan.noise, plan.noise)
-
-    def reset(key):
-        if plan.draws_episode:
-            key, init_key, draw_key = jax.random.split(key, 3)
-        else:
-            key, init_key = jax.random.split(key)
-        data = task.init(uniform_from(init_key, task.draws), kinematics, blank)
-        episode, noise_key = {}, None
-        if plan.draws_episode:
-            draw_key, noise_key = jax.random.split(draw_key)
-            episode = randomization.start_episode(plan, mj_model.nu, uniform_from(draw_key, len(plan.ranges) + 1), jnp)
-        obs = observe(data, zero_action, noise_key)
-        terms = task.reward_terms(data, zero_action, zero_action)
-        info = {f"reward/{k}": jnp.zeros(()) for k in [*terms, "termination"]}
-        info |= {k: jnp.zeros(()) for k in task.measure(data)} | {"nan_reset": jnp.zeros(())}
-        info |= dict(push_speed=jnp.zeros(())) if plan.ranged_push else {}
-        false = jnp.zeros((), bool)
-        return EnvState(data, obs, jnp.zeros(()), false, false, obs, jnp.zeros((), jnp.int32), zero_action, key, info,
-                        episode)
-
-    def actuate(data, action, episode):
-        """`data` with the controls of `action` as the motors see it: `action_delay` steps late, about the home pose
-        shifted by `home_offset`; and the episode's record of recent actions."""
-        ctrl, episode = randomization.controls(task.action_to_ctrl, action, episode, jnp)
-        return data.replace(ctrl=ctrl), episode
-
-    def push(data, key, time, episode):
-        """Kick the free root joint sideways when a push is due (randomization.push; models with a free root only).
-        Returns (data, episode, the push's speed or 0 for ranged pushes, else None)."""
-        if not plan.push_interval:
-            return data, episode, None
-        kick, speed, episode = randomization.push(plan, time, episode, uniform_from(key, 3 if plan.ranged_push else 1),
-                                                  jnp)
-        return data.replace(qvel=data.qvel.at[:2].add(kick)), episode, speed if plan.ranged_push else None
-
-    def step(state, action, params=None):
-        weights = default_params if params is None else params
-        action = jnp.clip(action, -1.0, 1.0)
-        rng, push_key, reset_key = jax.random.split(state.rng, 3)
-        noise_key = None
-        if plan.noise is not None:
-            rng, noise_key = jax.random.split(rng)
-        data, episode = actuate(state.data, action, state.episode)
-        data, episode, pushed = push(data, push_key, state.time, episode)
-        if plan.fields:
-            model = mjx_model.replace(**randomization.model_values(plan.fields, plan.where, episode, jnp))
-        else:
-            model = mjx_model
-        data = advance(model, data)
-
-        finite = jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
-        failed = task.is_terminated(data) | ~finite
-        terminated = failed | task.is_success(data)
-        time = state.time + 1
-        truncated = (time >= config["episode_length"]) & ~terminated
-        terms = task.reward_terms(data, action, state.prev_action)
-        terms = {k: jnp.where(finite, weights[k] * v, 0.0) for k, v in terms.items()}
-        terms["termination"] = failed.astype(jnp.float32) * weights["termination"]  # float32 as from `reset`
-        reward = sum(terms.values())
-        final_obs = jnp.where(finite, observe(data, action, noise_key), 0.0)  # training never sees a NaN
-        info = {f"reward/{k}": v for k, v in terms.items()}
-        info |= {k: jnp.where(finite, v, 0.0) for k, v in task.measure(data).items()}
-        info["nan_reset"] = (~finite).astype(jnp.float32)
-        info |= {} if pushed is None else dict(push_speed=pushed)
-
-        done = terminated | truncated
-        fresh = reset(reset_key)
-        data = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh.data, data)
-        episode = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh.episode, episode)
-        obs = jnp.where(done, fresh.obs, final_obs)
-        time = jnp.where(done, 0, time)
-        prev_action = jnp.where(done, zero_action, action)
-        return EnvState(data, obs, reward, terminated, truncated, final_obs, time, prev_action, rng, info, episode)
-
-    first = jax.eval_shape(reset, jax.random.key(0))
-    terms = sorted(k.removeprefix("reward/") for k in first.info if k.startswith("reward/"))
-    if terms != sorted(config["reward_weights"]):
-        raise ConfigError(f"env '{name}': reward_weights has {', '.join(sorted(config['reward_weights']))} but the "
-                          f"task's reward terms are {', '.join(terms)}")
-    observation_size = int(first.obs.shape[-1])
-    return Env(name, config, mj_model, observation_size, mj_model.nu, reset, step, default_params,
-               task.episode_success)
+    parts = EnvParts(config, task, plan, mj_model.nu, put_model(mj_model, config["mjx_impl"]), advance,
+                     make_data(mj_model, config["mjx_impl"]), jnp.zeros(mj_model.nu), env_params(config))
+    first = jax.eval_shape(functools.partial(reset, parts), jax.random.key(0))
+    check_reward_terms(name, config, first)
+    return Env(name, config, mj_model, int(first.obs.shape[-1]), mj_model.nu, functools.partial(reset, parts),
+               functools.partial(step, parts), parts.default_params, task.episode_success)

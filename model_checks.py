@@ -88,17 +88,14 @@ def check_model(mj_model, config):
     floor = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, "floor")
     if floor < 0 or m.geom_type[floor] != GEOM.mjGEOM_PLANE or m.geom_pos[floor, 2] != 0:
         fail("no floor: a plane geom named 'floor' at height 0")
-    feet = []
-    for g in range(m.ngeom):
-        if m.geom_type[g] == GEOM.mjGEOM_PLANE or not (m.geom_contype[g] or m.geom_conaffinity[g]):
-            continue
+    feet = foot_geoms(m)
+    for g in feet:
         body = m.body(m.geom_bodyid[g]).name
         if "foot" not in body and "toe" not in body:
             fail(f"geom '{m.geom(g).name}' of body '{body}' collides (contype/conaffinity nonzero); only geoms of foot "
                  f"bodies (name containing 'foot' or 'toe') may, every other geom needs contype=conaffinity=0")
         if int(m.geom_type[g]) not in (GEOM.mjGEOM_SPHERE, GEOM.mjGEOM_CAPSULE, GEOM.mjGEOM_ELLIPSOID, GEOM.mjGEOM_BOX):
             fail(f"foot geom '{m.geom(g).name}' must be a sphere, capsule, ellipsoid or box")
-        feet.append(g)
     if not feet:
         fail("no colliding foot geoms (bodies named '*_foot' / '*_toes' with contype=2 conaffinity=1)")
 
@@ -117,9 +114,16 @@ def check_model(mj_model, config):
              f"{head_height:.3f} m; {HEIGHTS}")
 
 
-def home_heights(m, feet):
+def foot_geoms(m):
+    """The geoms that collide, planes aside: the feet of a model that follows the conventions."""
+    return [g for g in range(m.ngeom)
+            if m.geom_type[g] != GEOM.mjGEOM_PLANE and (m.geom_contype[g] or m.geom_conaffinity[g])]
+
+
+def home_heights(m, feet=None):
     """(pelvis height, head body height) in the home pose lowered until its lowest foot point touches the floor, as
-    resets place it (MuJoCo measures each foot geom's distance to the floor plane)."""
+    resets place it (MuJoCo measures each foot geom's distance to the floor plane); `feet` defaults to `foot_geoms`."""
+    feet = foot_geoms(m) if feet is None else feet
     data = mujoco.MjData(m)
     mujoco.mj_resetDataKeyframe(m, data, m.keyframe("home").id)
     mujoco.mj_kinematics(m, data)

@@ -281,7 +281,8 @@ def play_in_viewer(exported, seed):
                     if key == 82:
                         (obs, episode), time_step = reset(exported, data, draws), 0
                     elif key == 80:
-                        speed = randomization.as_range(exported.config.get("push_speed", KEY_PUSH_SPEED))[1]
+                        pushes = KEY_PUSH_SPEED if exported.plan.push_speed is None else exported.plan.push_speed
+                        speed = randomization.as_range(pushes)[1]
                         angle = draws.start((), -np.pi, np.pi)
                         data.qvel[:2] += speed * np.array([np.cos(angle), np.sin(angle)])
                     elif key in KEYS:

@@ -7,18 +7,21 @@ friction on the floor, each body's mass, a payload, each actuator's gain, each j
 actuator's home offset and the action delay. The draws are arrays kept in the env's state: `model_values` turns them
 into the model fields they change, which envs.py writes into the MJX model inside `step` (one compiled program serves
 every env and every draw) and into the MjModel of plain MuJoCo, so sim-to-sim holds under the same draws. Observation
-noise is fresh at every step. Like tasks.py, everything runs on the arrays of `xp` with randomness from a
-`uniform(shape, low, high)` callback, so this module imports no JAX.
+noise is fresh at every step. Settings given as "scaled" (configs.BODY_SCALED: the payload and the stage-1 push speed
+by default) are worked out from the body first (`body_scaled`). Like tasks.py, everything runs on the arrays of `xp`
+with randomness from a `uniform(shape, low, high)` callback, so this module imports no JAX.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
 import mujoco
 import numpy as np
 
+import model_checks
 import tasks
-from configs import ConfigError
+from configs import BODY_SCALED, ConfigError
 
 # What each range of `randomize` draws: its unit and the least value it may take.
 RANGES = dict(
@@ -60,10 +63,35 @@ def observation_noise(config):
     return {group: amplitude for group, amplitude in randomize.get("obs_noise", {}).items() if amplitude}
 
 
+def body_scaled(config, mj_model):
+    """`config` with its "scaled" settings worked out from the body of `mj_model` (a model that passes
+    model_checks.check_model): the payload range +-`randomize.payload_share` of the body's total mass (kg), and the push
+    speeds `push_froude` x sqrt(g x home pelvis height) (m/s; Froude scaling: a body of the same shape and another
+    size tips over at speeds in that proportion). Other configs come back as they are."""
+    randomize = config.get("randomize") or {}
+    scaled = dict(config)
+    if randomize.get("payload") == BODY_SCALED:
+        share = randomize.get("payload_share")
+        if not isinstance(share, (int, float)) or share < 0:
+            raise ConfigError(f"randomize.payload 'scaled' needs randomize.payload_share, a share >= 0; got {share!r}")
+        mass = float(mj_model.body_mass.sum())
+        scaled["randomize"] = dict(randomize, payload=(-share * mass, share * mass))
+    if config.get("push_speed") == BODY_SCALED:
+        if config.get("push_froude") is None:
+            raise ConfigError("push_speed 'scaled' needs push_froude (push speeds in units of sqrt(g x home pelvis "
+                              "height)), which only stage 1 has; give push_speed in m/s")
+        unit = math.sqrt(np.linalg.norm(mj_model.opt.gravity) * model_checks.home_heights(mj_model)[0])
+        froude = config["push_froude"]
+        scaled["push_speed"] = tuple(unit * f for f in froude) if is_range(froude) else unit * froude
+    return scaled
+
+
 def check(config, mj_model):
     """ConfigError for a range that cannot be drawn: negative friction, mass or gain, a payload that leaves its body
     with no mass, an unknown body or observation group, a delay outside 0-2 steps, negative noise, a push range below
-    zero or a wait below one step."""
+    zero or a wait below one step (after `body_scaled`)."""
+    scaled = (config.get("randomize") or {}).get("payload") == BODY_SCALED
+    config = body_scaled(config, mj_model)
     randomize = config.get("randomize") or {}
     for name, (unit, least) in RANGES.items():
         if randomize.get(name) is None:
@@ -79,7 +107,9 @@ def check(config, mj_model):
             raise ConfigError(f"randomize.payload_body: the model has no body '{body}'")
         lightest = as_range(randomize["payload"])[0] if randomize.get("payload") is not None else None
         if lightest is not None and mj_model.body(body).mass[0] + lightest <= 0:
-            raise ConfigError(f"randomize.payload: {lightest} kg leaves body '{body}' "
+            amount = (f"{lightest:.3g} kg (scaled: payload_share {randomize['payload_share']:g} of the body's mass)"
+                      if scaled else f"{lightest} kg")
+            raise ConfigError(f"randomize.payload: {amount} leaves body '{body}' "
                               f"({mj_model.body(body).mass[0]:.2f} kg) with no mass")
     if randomize.get("action_delay") is not None and as_range(randomize["action_delay"])[1] > MAX_ACTION_DELAY:
         raise ConfigError(f"randomize.action_delay: at most {MAX_ACTION_DELAY} control steps")
@@ -114,7 +144,9 @@ class Plan:
 
 
 def plan(config, mj_model):
-    """The `Plan` of `config` for `mj_model`; the config is checked beforehand (`check`)."""
+    """The `Plan` of `config` (its "scaled" settings worked out: `body_scaled`) for `mj_model`; the config is checked
+    beforehand (`check`)."""
+    config = body_scaled(config, mj_model)
     active, noisy = ranges(config), observation_noise(config)
     fields, where = nominal(mj_model, active, config.get("randomize", {}).get("payload_body", "pelvis"))
     noise = noise_amplitudes(noisy, tasks.observation_layout(config, mj_model)) if noisy else None

@@ -5,6 +5,7 @@ import copy
 
 from configs.brachiosaurus import BRACHIOSAURUS_STAGES
 from configs.ppo import CPU_CURRICULUM_DEFAULTS, CPU_DEFAULTS  # noqa: F401  (the CLI sizes runs with them on a CPU)
+from configs.stages import BODY_SCALED
 from configs.trex import TREX_STAGES
 from configs.velociraptor import VELOCIRAPTOR_STAGES
 
@@ -13,6 +14,15 @@ CONFIGS = {**TREX_STAGES, **VELOCIRAPTOR_STAGES, **BRACHIOSAURUS_STAGES}
 
 class ConfigError(ValueError):
     """Bad env name or override; the CLI turns it into one line and exit code 2."""
+
+
+def register(stage_configs):
+    """Add a species' stage configs ({"<species>_stage1": config, ...}, as `species_stages` makes them) to CONFIGS:
+    a species defined outside configs/, its `model` an absolute path to its MJCF file. ConfigError for a name taken."""
+    taken = sorted(set(stage_configs) & set(CONFIGS))
+    if taken:
+        raise ConfigError(f"env names already registered: {', '.join(taken)}")
+    CONFIGS.update(stage_configs)
 
 
 def get_config(name, overrides=None):
@@ -55,18 +65,21 @@ def set_key(config, key, value):
     node[leaf] = coerce(key, node[leaf], value)
 
 
-# Keys that take a range (low, high) or a single number; the randomize ones also None (off). Element type of each.
-RANGE_KEYS = dict(push_speed=float, push_interval=int, **{f"randomize.{name}": float for name in (
+# Keys that take a range (low, high) or a single number; the randomize ones also None (off), the SCALABLE ones also
+# BODY_SCALED (worked out from the body's size). Element type of each.
+RANGE_KEYS = dict(push_speed=float, push_interval=int, push_froude=float, **{f"randomize.{name}": float for name in (
     "friction", "body_mass", "payload", "kp", "damping", "armature", "home_offset")}, **{"randomize.action_delay": int})
+SCALABLE = ("push_speed", "randomize.payload")
 
 
 def coerce_range(key, value):
-    """`value` for a RANGE_KEYS key: a number, a (low, high) pair with low <= high, or (randomize ones) None."""
+    """`value` for a RANGE_KEYS key: a number, a (low, high) pair with low <= high, (randomize ones) None or
+    (SCALABLE ones) BODY_SCALED."""
     number = RANGE_KEYS[key]
     is_number = (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)) if number is float else (
         lambda v: isinstance(v, int) and not isinstance(v, bool))
-    if value is None and key.startswith("randomize."):
-        return None
+    if (value is None and key.startswith("randomize.")) or (value == BODY_SCALED and key in SCALABLE):
+        return value
     if is_number(value):
         return number(value)
     if isinstance(value, (list, tuple)) and len(value) == 2 and all(is_number(v) for v in value):
@@ -74,8 +87,10 @@ def coerce_range(key, value):
             raise ConfigError(f"config key '{key}': range ({value[0]}, {value[1]}) has low above high")
         return tuple(number(v) for v in value)
     kind = "whole numbers" if number is int else "numbers"
+    others = [*(["None"] if key.startswith("randomize.") else []), *([repr(BODY_SCALED)] if key in SCALABLE else [])]
     raise ConfigError(f"config key '{key}' expects {kind}: one, a (low, high) range"
-                      f"{' or None' if key.startswith('randomize.') else ''}, got {value!r}")
+                      f"{''.join(', ' + other for other in others[:-1])}{' or ' + others[-1] if others else ''}, "
+                      f"got {value!r}")
 
 
 def coerce(key, default, value):

@@ -14,11 +14,11 @@ BRACHIOSAURUS = dict(
     height_sigma=0.1,  # width (m) of the standing-height reward bump around home height
     target_speed=1.0,  # walking speed (m/s) above which the speed reward stops growing
     reward_weights=dict(torque=-1e-8),  # a hundredth of the default: at -1e-7 the torque penalty outweighed standing
-    randomize=dict(payload=(-9.0, 9.0)),  # (kg) on the pelvis, about 5% of the 176 kg body
+    randomize=dict(payload=(-9.0, 9.0)),  # the species' tuned payload (kg) on the pelvis, ~5% of its 176 kg
 )
 
 BRACHIOSAURUS_STAGES = species_stages("brachiosaurus", BRACHIOSAURUS, (
-    dict(push_speed=(1.2, 1.6)),  # stage-1 push speeds (m/s): zero action and noise alone fail the gate under them
+    dict(push_speed=(1.2, 1.6)),  # the species' tuned stage-1 push speeds (m/s): zero action and noise fail the gate
     dict(gate=dict(min=dict(forward_speed_mean=0.75))),  # stage-2 gate: mean forward speed (m/s)
     dict(tip_sites=("head_tip",),  # food reach: the head tip must reach the food
          success_radius=0.6,  # tip-to-target distance (m) that counts as reached

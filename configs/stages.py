@@ -6,12 +6,18 @@ Gates (`gate`): during training the policy (its mean action, or sampled actions:
 each evaluation; an evaluation passes when every metric in `min` is at least its threshold; the stage ends when
 `consecutive` evaluations in a row pass, or when `total_timesteps` (the stage's step budget) runs out. Metric names
 are those of eval.json (e.g. success_rate, reached_time_limit, episode_length, forward_speed_mean). Why the gates and
-pushes are what they are: results/README.md.
+pushes are what they are: docs/findings.md.
+
+Settings that depend on the body's size scale with it where a species states none: `randomize.payload` and the
+stage-1 `push_speed` are "scaled" (BODY_SCALED) by default, worked out from the model when an env is built
+(randomization.body_scaled); a species states its tuned value in kg or m/s in their place.
 """
 
 import copy
 
 from configs.ppo import PPO
+
+BODY_SCALED = "scaled"  # the value of a setting worked out from the body's size (randomization.body_scaled)
 
 # How the physics runs, the same for every species and stage.
 PHYSICS = dict(
@@ -34,15 +40,15 @@ BODY = dict(
         enabled=True,  # False: the nominal model, exact observations, no delay
         friction=(0.4, 1.0),  # sliding friction of the feet on the floor (nominal 1.0)
         body_mass=(0.9, 1.1),  # scale of each body's mass and inertia, one draw per body
-        payload=(-1.0, 1.0),  # (kg) mass added to `payload_body`; each species scales it to its mass
+        payload=BODY_SCALED,  # (kg) range of mass added to `payload_body`; "scaled": +-payload_share x body mass
+        payload_share=0.05,  # the "scaled" payload's share of the body's total mass (the tuned species' are ~5%)
         payload_body="pelvis",  # the body that carries the payload
         kp=(0.9, 1.1),  # scale of each actuator's position gain (with its bias term)
         damping=(0.9, 1.1),  # scale of each joint's damping
         armature=(0.9, 1.1),  # scale of each joint's armature (rotor inertia)
         home_offset=(-0.05, 0.05),  # (rad) per actuator: action 0 holds home + offset, a miscalibrated joint zero
         action_delay=(0, 1),  # control steps between an action and the motors (0-2), drawn per episode
-        # amplitude of uniform noise on each observation element, fresh every step, per observation group (units as
-        # tasks.OBSERVATION_GROUPS); contacts and the previous action are known exactly
+        # uniform noise amplitude per observation group (units: tasks.OBSERVATION_GROUPS), fresh every step
         obs_noise=dict(gravity=0.05, pelvis_height=0.01, linear_velocity=0.1, angular_velocity=0.2, joint_angles=0.03,
                        joint_velocities=1.5, foot_contacts=0.0, previous_action=0.0, target_horizontal=0.05,
                        target_height=0.05),
@@ -52,11 +58,12 @@ BODY = dict(
 BALANCE = dict(
     task="balance",  # stage 1: stand where you started, under random pushes
     total_timesteps=20_000_000,  # step budget of the stage (env steps)
-    ent_coef=1e-2,  # entropy bonus: at PPO's 1e-3 the std collapsed and the mean fell under randomization
-    gamma=0.99,  # horizon ~100 steps (2 s): at 0.97 (0.7 s) the policies fell off a cliff past their pushes
+    ent_coef=1e-2,  # entropy bonus, 10x PPO's: at 1e-3 the std collapsed and the mean fell under randomization
+    gamma=0.99,  # horizon ~100 steps (2 s), past the next push: shorter fell past its pushes
     episode_length=500,  # control steps before time-limit truncation (10 s at 50 Hz)
     push_interval=(40, 60),  # control steps until the next push, drawn at each push (0 = no pushes); ~1 s at 50 Hz
-    push_speed=(0.2, 0.4),  # range (m/s) of a push's horizontal velocity kick, drawn at each; each species sets its own
+    push_speed=BODY_SCALED,  # (m/s) range of a push's horizontal kick, drawn at each; "scaled": from push_froude
+    push_froude=(0.0674, 0.135),  # "scaled" push speeds in sqrt(g x home pelvis height): the T-Rex's 0.2-0.4 m/s
     reward_weights=dict(
         upright_height=1.0,  # standing at home height, upright; ~0 when lying, sitting or crouching
         posture=0.5,  # closeness to the home pose, only paid while standing
@@ -66,14 +73,13 @@ BALANCE = dict(
         torque=-1e-6,  # squared actuator forces (energy)
         termination=-10.0,  # paid once when the episode terminates by a fall, never on truncation or success
     ),
-    # standing at the time limit in 0.95 of the episodes, issue 19's target: at 0.9 the stage ended short of it
-    gate=dict(min=dict(success_rate=0.95), consecutive=3, eval_every=10),
+    gate=dict(min=dict(success_rate=0.95), consecutive=3, eval_every=10),  # pass: 0.95 stand to the time limit
 )
 
 LOCOMOTION = dict(
     task="locomotion",  # stage 2: walk toward a far target along a commanded heading
     total_timesteps=50_000_000,  # step budget of the stage (env steps)
-    gamma=0.99,  # as stage 1: at 0.97 the Brachiosaurus walked to the time limit in 0.84 of episodes, at 0.99 1.00
+    gamma=0.99,  # horizon ~2 s as in stage 1: shorter walked fewer episodes to the time limit
     episode_length=500,  # control steps before time-limit truncation (10 s)
     push_interval=100,  # control steps between random pushes (2 s)
     push_speed=0.3,  # magnitude (m/s) of a push's horizontal velocity kick
@@ -91,15 +97,14 @@ LOCOMOTION = dict(
         torque=-1e-6,  # squared actuator forces
         termination=-10.0,  # paid once on a fall
     ),
-    # gate: walking speed (m/s) toward the target, and the share of episodes that reach the time limit: issue 19's
-    # 0.9; at 0.75 the Velociraptor and the Brachiosaurus left the stage reaching it in 0.84-0.88
+    # pass: mean speed (m/s) toward the target, and 0.9 of the episodes walked to the time limit, 3 times in a row
     gate=dict(min=dict(forward_speed_mean=2.0, reached_time_limit=0.9), consecutive=3, eval_every=10),
 )
 
 BEHAVIOUR = dict(
     task="behaviour",  # stage 3: bring a tip (jaw, claw, head) to a target placed at random every episode
     total_timesteps=50_000_000,  # step budget of the stage (env steps)
-    gamma=0.99,  # as stage 1: at 0.97 a success 0.7 s later was worth a third as much, and the T-Rex lunged and fell
+    gamma=0.99,  # horizon ~2 s as in stage 1: at 0.97 a success 0.7 s away was worth a third as much
     episode_length=500,  # control steps before time-limit truncation (10 s)
     push_interval=0,  # control steps between random pushes: 0 = no pushes
     warm_start_log_std=-1.0,  # the policy's log std restarts here when warm-started
@@ -109,13 +114,9 @@ BEHAVIOUR = dict(
     reward_weights=dict(
         forward_speed=0.5,  # speed (m/s) toward the target, capped at `target_speed`
         facing=0.2,  # cosine between the pelvis facing and the direction to the target
-        # exp(-(tip distance / proximity_sigma)^2); off: paid at every step near the target, it made standing there
-        # for ever worth as much as the success that ends the episode, and policies stood (results/README.md)
-        proximity=0.0,
+        proximity=0.0,  # exp(-(tip distance / proximity_sigma)^2); off: paid every step, standing by outpaid success
         closing=0.5,  # speed (m/s) at which the nearest tip closes on the target: standing still earns nothing
-        # paid once when a tip comes within `success_radius`; the episode then ends. Twice what standing next to the
-        # target for ever pays at gamma 0.99 (0.75 a step, 75), as 50 was twice the 25 it pays at 0.97
-        success=150.0,
+        success=150.0,  # paid once a tip is within success_radius (ends it): 2x standing by for ever (75 at 0.99)
         upright_height=0.5,  # standing at home height, upright
         posture=0.05,  # closeness to the home pose
         ang_vel=-0.02,  # pelvis angular speed squared
@@ -123,8 +124,7 @@ BEHAVIOUR = dict(
         torque=-1e-6,  # squared actuator forces
         termination=-10.0,  # paid once on a fall
     ),
-    # a tip reached the target in 0.95 of the episodes, issue 19's target: at 0.9 the stage ended at 0.88-0.91
-    gate=dict(min=dict(success_rate=0.95), consecutive=3, eval_every=10),
+    gate=dict(min=dict(success_rate=0.95), consecutive=3, eval_every=10),  # pass: a tip reached 0.95 of targets
 )
 
 STAGES = (BALANCE, LOCOMOTION, BEHAVIOUR)

@@ -10,11 +10,11 @@ TREX = dict(
     min_head_height=0.5,  # terminate below this head height (m)
     height_sigma=0.08,  # width (m) of the standing-height reward bump around home height
     target_speed=2.5,  # walking/running speed (m/s) above which the speed reward stops growing
-    randomize=dict(payload=(-4.0, 4.0)),  # (kg) on the pelvis, about 5% of the 85 kg body
+    randomize=dict(payload=(-4.0, 4.0)),  # the species' tuned payload (kg) on the pelvis, ~5% of its 85 kg
 )
 
 TREX_STAGES = species_stages("trex", TREX, (
-    dict(push_speed=(0.2, 0.4)),  # stage-1 push speeds (m/s): zero action and noise alone fail the gate under them
+    dict(push_speed=(0.2, 0.4)),  # the species' tuned stage-1 push speeds (m/s): zero action and noise fail the gate
     dict(gate=dict(min=dict(forward_speed_mean=2.0))),  # stage-2 gate: mean forward speed (m/s)
     dict(tip_sites=("jaw_tip",),  # bite: the jaw tip must reach the prey
          success_radius=0.35,  # tip-to-target distance (m) that counts as reached

@@ -11,15 +11,15 @@ VELOCIRAPTOR = dict(
     min_head_height=0.25,  # terminate below this head height (m)
     height_sigma=0.05,  # width (m) of the standing-height reward bump around home height
     target_speed=3.0,  # running speed (m/s) above which the speed reward stops growing
-    randomize=dict(payload=(-0.7, 0.7)),  # (kg) on the pelvis, about 5% of the 13.5 kg body
+    randomize=dict(payload=(-0.7, 0.7)),  # the species' tuned payload (kg) on the pelvis, ~5% of its 13.5 kg
 )
 
 VELOCIRAPTOR_STAGES = species_stages("velociraptor", VELOCIRAPTOR, (
-    dict(push_speed=(0.25, 0.6)),  # stage-1 push speeds (m/s): zero action and noise alone fail the gate under them
+    dict(push_speed=(0.25, 0.6)),  # the species' tuned stage-1 push speeds (m/s): zero action and noise fail the gate
     dict(gate=dict(min=dict(forward_speed_mean=2.0)),  # stage-2 gate: mean forward speed (m/s)
-         gamma=0.995),  # horizon ~200 steps (4 s): at 0.99 it walked to the time limit in 0.91 / 0.83 (MJX / MuJoCo)
+         gamma=0.995),  # horizon ~200 steps (4 s): at 0.99 fewer of its walks reached the time limit
     dict(tip_sites=("l_claw_tip", "r_claw_tip"),  # strike: either foot's sickle claw must reach the prey
          success_radius=0.2,  # tip-to-target distance (m) that counts as reached
          target_height=(0.15, 0.45),  # range (m) of the prey's height above the floor
-         warm_start_log_std=-1.5),  # std 0.22 as in stage 1: at the default 0.37 its strikes fell (results/README.md)
+         warm_start_log_std=-1.5),  # std 0.22 as in stage 1: at the default 0.37 its strikes fell
 ))

@@ -94,7 +94,8 @@ def assert_one_line_error(result, message):
     (["--set", "push_interval=(50, 20)"], "config key 'push_interval': range (50, 20) has low above high"),
     (["--set", "push_interval=(0, 20)"], "push_speed must be at least 0 m/s and push_interval at least 1 control step"),
     (["--set", "push_speed=(-0.1, 0.2)"], "push_speed must be at least 0 m/s"),
-    (["--set", "push_speed=fast"], "config key 'push_speed' expects numbers: one, a (low, high) range, got 'fast'"),
+    (["--set", "push_speed=fast"],
+     "config key 'push_speed' expects numbers: one, a (low, high) range or 'scaled', got 'fast'"),
     (["--set", "randomize.kp=(1.1, 0.9)"], "config key 'randomize.kp': range (1.1, 0.9) has low above high"),
     (["--set", "randomize.friction=(-0.1, 1.0)"], "randomize.friction: -0.1 is below 0, the least sliding friction"),
     (["--set", "randomize.body_mass=(-0.5, 1.1)"], "randomize.body_mass: -0.5 is below 0.001, the least scale"),
@@ -239,7 +240,7 @@ def test_resume_of_a_finished_run_does_nothing(tiny_run, capsys):
 def test_ctrl_c_while_compiling_is_one_line_and_exit_130(args, then, tmp_path, monkeypatch, capsys):
     def ctrl_c(*_):
         raise KeyboardInterrupt
-    monkeypatch.setattr(cli.training, "compile_updates", ctrl_c)
+    monkeypatch.setattr(cli.training, "init_runs", ctrl_c)  # the first program a run compiles
     code, stdout, err = run_main(cli.main, [*args, "--out", str(tmp_path / "run")], capsys)
     assert code == 130 and err.strip() == "stopped by Ctrl-C", err[-3000:]
     assert stdout.strip().splitlines()[-1].startswith(then)
