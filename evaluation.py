@@ -27,8 +27,7 @@ def evaluation_rollout(env, policy, key, num_episodes, params=None):
     [steps, episodes, nq + 3 nmocap], qpos then the mocap (target) positions, for rendering (valid below each
     length)."""
     params = env.default_params if params is None else params
-    measures = [k for k in jax.eval_shape(env.reset, key).info
-                if not k.startswith("reward/") and k not in WRAPPER_INFO]
+    measures = task_measures(env)
 
     def _eval_step(carry, policy_key):
         state, ended, result = carry
@@ -48,12 +47,24 @@ def evaluation_rollout(env, policy, key, num_episodes, params=None):
         return (state, ended | ends_now, result), poses
 
     state = jax.vmap(env.reset)(jax.random.split(key, num_episodes))
-    zeros = jnp.zeros(num_episodes)
-    result = dict(episode_return=zeros, episode_length=zeros, reached_time_limit=zeros.astype(bool),
-                  **{k: zeros for k in measures}, **{f"{k}_mean": zeros for k in measures})
     policy_keys = jax.random.split(jax.random.fold_in(key, 1), env.config["episode_length"])
-    (_, _, result), poses = jax.lax.scan(_eval_step, (state, zeros.astype(bool), result), policy_keys)
+    ended = jnp.zeros(num_episodes, bool)
+    (_, _, result), poses = jax.lax.scan(_eval_step, (state, ended, empty_record(measures, jnp, num_episodes)),
+                                         policy_keys)
     return result, poses
+
+
+def task_measures(env):
+    """The names of the measures `env`'s task reports in its `info`."""
+    return [k for k in jax.eval_shape(env.reset, jax.random.key(0)).info
+            if not k.startswith("reward/") and k not in WRAPPER_INFO]
+
+
+def empty_record(measures, xp, num_episodes):
+    """The record of `num_episodes` episodes before their first step (`xp`: numpy or jax.numpy)."""
+    zeros = xp.zeros(num_episodes, xp.float32)
+    return dict(episode_return=zeros, episode_length=zeros, reached_time_limit=zeros.astype(bool),
+                **{k: zeros for k in measures}, **{f"{k}_mean": zeros for k in measures})
 
 
 def evaluate(env, policy, key, num_episodes):
@@ -71,6 +82,5 @@ def evaluation_summary(env, episodes):
 
 
 def evaluation_metric_names(env):
-    """The metric names of `env`'s evaluation summaries (eval.json), found by tracing, not running, an evaluation."""
-    shapes = jax.eval_shape(lambda key: evaluation_rollout(env, zero_policy(env), key, 1)[0], jax.random.key(0))
-    return sorted(evaluation_summary(env, {k: np.zeros(s.shape, s.dtype) for k, s in shapes.items()}))
+    """The metric names of `env`'s evaluation summaries (eval.json), from its task's measures (tracing a reset alone)."""
+    return sorted(evaluation_summary(env, empty_record(task_measures(env), np, 1)))

@@ -10,6 +10,7 @@ eval.json with `eval_extras` (the gate's outcome).
 
 import contextlib
 import functools
+import hashlib
 import json
 import os
 import platform
@@ -20,11 +21,13 @@ from typing import Callable, Optional
 
 import jax
 import jax.numpy as jnp
+import mujoco
 import numpy as np
 
 import envs
 import evaluation
 import ppo_mjx
+import program_cache
 import runs
 from configs import ConfigError
 
@@ -42,6 +45,15 @@ def enable_compilation_cache():
     if "xla_cpu_max_isa" not in os.environ.get("XLA_FLAGS", ""):
         os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {XLA_CPU_FLAGS}".strip()
     jax.config.update("jax_compilation_cache_dir", os.path.expanduser("~/.cache/dino_mjx/jax"))
+    program_cache.enable(os.path.expanduser("~/.cache/dino_mjx/programs"))
+
+
+def program_key(env, config):
+    """What, besides the code and the arguments' shapes, shapes the programs of runs of `config` on `env`: its
+    stored programs (program_cache.py) are found under this key."""
+    model = np.zeros(mujoco.mj_sizeModel(env.mj_model), np.uint8)
+    mujoco.mj_saveModel(env.mj_model, None, model)
+    return (env.name, hashlib.sha256(model).hexdigest(), json.dumps(config, sort_keys=True, default=str))
 
 
 EVAL_ACTIONS = ("mean", "sampled")
@@ -111,11 +123,12 @@ def seeded_init(trainer):
     return lambda seeds, hparams: jax.vmap(trainer.init)(jax.vmap(jax.random.key)(seeds), hparams)
 
 
-def compile_updates(trainer, layout, runner, hparams, num):
-    """`run_updates` for `num` updates, vmapped over runs and laid out by `layout`, compiled for these arrays."""
-    program = jax.jit(jax.vmap(functools.partial(trainer.run_updates, num=num)),
-                      in_shardings=(layout.runner, layout.hparams), out_shardings=(layout.runner, layout.replicated))
-    return program.lower(runner, hparams).compile()
+def compile_updates(trainer, layout, runner, hparams, num, key):
+    """`run_updates` for `num` updates, vmapped over runs and laid out by `layout`, compiled for these arrays (its
+    traced program stored under `key`, see program_key)."""
+    return program_cache.compile(jax.vmap(functools.partial(trainer.run_updates, num=num)), (runner, hparams),
+                                 (*key, f"{num} updates"), in_shardings=(layout.runner, layout.hparams),
+                                 out_shardings=(layout.runner, layout.replicated))
 
 
 def replicator(layout):
@@ -179,17 +192,18 @@ def start_wandb(out, config):
     return wandb.init(project="dino-mjx", name=name, id=run_id, resume="allow", dir=out, config=config)
 
 
-def group_layout(trainer, specs, devices):
-    """The Layout of the runs `specs` over `devices`."""
-    shape = jax.eval_shape(seeded_init(trainer), np.asarray([s.seed for s in specs], np.int32),
-                           host_hparams([s.config for s in specs]))
+def group_layout(trainer, specs, devices, key):
+    """The Layout of the runs `specs` over `devices` (`key`: see program_key)."""
+    shape = program_cache.shapes(seeded_init(trainer), (np.asarray([s.seed for s in specs], np.int32),
+                                                        host_hparams([s.config for s in specs])), (*key, "init"))
     return device_layout(shape, len(specs), specs[0].config["num_envs"], devices)
 
 
-def init_runs(trainer, specs, hparams, layout):
-    """Fresh runners, one per run, laid out on the devices."""
+def init_runs(trainer, specs, hparams, layout, key):
+    """Fresh runners, one per run, laid out on the devices (`key`: see program_key)."""
     seeds = np.asarray([s.seed for s in specs], np.int32)
-    return jax.jit(seeded_init(trainer), out_shardings=layout.runner)(seeds, hparams)
+    return program_cache.compile(seeded_init(trainer), (seeds, hparams), (*key, "init"),
+                                 out_shardings=layout.runner)(seeds, hparams)
 
 
 def run_config(env, spec):
@@ -221,10 +235,10 @@ def evaluation_keys(seeds, draw):
     return np.stack([jax.random.key_data(jax.random.fold_in(key, draw) if draw else key) for key in keys])
 
 
-def make_evaluation(env, config, layout, hparams, seeds):
+def make_evaluation(env, config, layout, hparams, seeds, key):
     """(runner, draw=0) -> every run's evaluation summary: its policy (`eval_actions`) over `eval_episodes` fresh
     episodes (`evaluation_keys`), stepped with its own env params from `hparams`, all runs in one vmapped program
-    compiled once (callers between chunks and the run's end share it)."""
+    compiled at the first evaluation (callers between chunks and the run's end share it; `key`: see program_key)."""
 
     def evaluate_run(params, normalizer, run_hparams, key_data):
         policy = ppo_mjx.evaluation_policy(config, env.action_size, params, normalizer,
@@ -232,11 +246,14 @@ def make_evaluation(env, config, layout, hparams, seeds):
         return evaluation.evaluation_rollout(env, policy, jax.random.wrap_key_data(key_data),
                                              config["eval_episodes"], run_hparams["env_params"])[0]
 
-    program = jax.jit(jax.vmap(evaluate_run), out_shardings=layout.replicated)
+    compiled = {}
 
     def evaluate(runner, draw=0):
-        episodes = jax.device_get(program(runner.train_state.params, runner.normalizer, hparams,
-                                          evaluation_keys(seeds, draw)))
+        args = (runner.train_state.params, runner.normalizer, hparams, evaluation_keys(seeds, draw))
+        if not compiled:
+            compiled["program"] = program_cache.compile(jax.vmap(evaluate_run), args, (*key, "evaluation"),
+                                                        out_shardings=layout.replicated)
+        episodes = jax.device_get(compiled["program"](*args))
         return [evaluation.evaluation_summary(env, jax.tree.map(lambda x: x[i], episodes)) | dict(
             episodes=config["eval_episodes"], actions=config["eval_actions"], physics="mjx",
             backend=jax.default_backend(), device=str(jax.devices()[0].device_kind)) for i in range(len(seeds))]
@@ -268,16 +285,18 @@ class Setup:
     replicate: Callable  # (runner) -> a full copy on every device, to write checkpoints
     chunk: int  # updates per compiled call
     batch: int  # env steps per update
+    program_key: tuple  # what its stored programs are found under (program_key)
 
 
 def prepare(env, specs, group_out, trainer, devices):
     """The Setup of training `specs` with `trainer` on `devices`."""
     config = specs[0].config
-    layout = group_layout(trainer, specs, devices)
+    key = program_key(env, config)
+    layout = group_layout(trainer, specs, devices, key)
     hparams = jax.device_put(host_hparams([s.config for s in specs]), layout.hparams)
-    evaluate = make_evaluation(env, config, layout, hparams, [s.seed for s in specs])
+    evaluate = make_evaluation(env, config, layout, hparams, [s.seed for s in specs], key)
     return Setup(env, specs, group_out, trainer, layout, hparams, evaluate, replicator(layout),
-                 chunk_length(trainer.num_updates, config["log_every"]), config["num_envs"] * config["num_steps"])
+                 chunk_length(trainer.num_updates, config["log_every"]), config["num_envs"] * config["num_steps"], key)
 
 
 def start_or_resume(setup, checkpoints, warm_start=None):
@@ -287,7 +306,7 @@ def start_or_resume(setup, checkpoints, warm_start=None):
     if not checkpoints:
         for spec in specs:
             runs.atomic_write(os.path.join(spec.out, "config.json"), json.dumps(run_config(env, spec), indent=1))
-        runner = init_runs(setup.trainer, specs, setup.hparams, layout)
+        runner = init_runs(setup.trainer, specs, setup.hparams, layout, setup.program_key)
         if warm_start:
             copies = ppo_mjx.stack([warm_start] * len(specs))
             runner = jax.device_put(runner.replace(train_state=runner.train_state.replace(params=copies["params"]),
@@ -348,7 +367,8 @@ def train_chunks(setup, runner, rows, wall_s, after_chunk=None, logger=None):
         start = time.monotonic()
         print(f"compiling the training program ({setup.chunk} updates per call): 1-3 min on a CPU the first time, "
               f"seconds once it is in the compilation cache", flush=True)
-        run_chunk = compile_updates(trainer, setup.layout, runner, setup.hparams, setup.chunk)
+        run_chunk = compile_updates(trainer, setup.layout, runner, setup.hparams, setup.chunk,
+                                    setup.program_key)
         print(f"compiled in {time.monotonic() - start:.0f}s", flush=True)
     with stop_on_ctrl_c() as stop:
         while len(rows[0]) < trainer.num_updates and not stop["requested"] and not ended_early:

@@ -32,14 +32,15 @@ import training  # noqa: E402
 from configs import get_config, parse_overrides  # noqa: E402
 
 
-def compiled_updates(trainer, config, num_members, updates):
+def compiled_updates(env, trainer, config, num_members, updates):
     """(compiled program, runner, hparams, compile seconds) for `num_members` seeds of `config`."""
     members = runs.group_runs(config, 0, num_members, [{}], "unused")
-    layout = training.group_layout(trainer, members, jax.devices())
+    key = training.program_key(env, config)
+    layout = training.group_layout(trainer, members, jax.devices(), key)
     hparams = jax.device_put(training.host_hparams([config] * num_members), layout.hparams)
-    runner = training.init_runs(trainer, members, hparams, layout)
+    runner = training.init_runs(trainer, members, hparams, layout, key)
     start = time.perf_counter()
-    program = training.compile_updates(trainer, layout, runner, hparams, updates)
+    program = training.compile_updates(trainer, layout, runner, hparams, updates, key)
     return program, runner, hparams, time.perf_counter() - start
 
 
@@ -57,8 +58,8 @@ def measure(env_name, num_envs, num_seeds, updates, repeats, overrides=None):
     config["total_timesteps"] = batch * updates * (repeats + 1)
     env = envs.env_from_config(env_name, config)
     trainer = ppo_mjx.make_trainer(config, env)
-    one = compiled_updates(trainer, config, 1, updates)
-    many = compiled_updates(trainer, config, num_seeds, updates)
+    one = compiled_updates(env, trainer, config, 1, updates)
+    many = compiled_updates(env, trainer, config, num_seeds, updates)
     one_runner, many_runner = timed(one[0], one[1], one[2])[1], timed(many[0], many[1], many[2])[1]  # warm up
     one_s, many_s = [], []
     for _ in range(repeats):  # alternate, so that drifting machine load hits both alike

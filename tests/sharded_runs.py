@@ -23,13 +23,14 @@ assert len(devices) == 2, devices
 env = make_cartpole_env(SHORT_CONFIG)
 trainer = ppo_mjx.make_trainer(SHORT_CONFIG, env)
 seeds = runs.group_runs(SHORT_CONFIG, 0, 2, [{}], out)
-by_member = training.group_layout(trainer, seeds, devices)
+key = training.program_key(env, SHORT_CONFIG)
+by_member = training.group_layout(trainer, seeds, devices, key)
 assert by_member.runner.train_state.params["params"]["log_std"].spec == ("devices",)
-by_env = training.group_layout(trainer, seeds[:1], devices)
+by_env = training.group_layout(trainer, seeds[:1], devices, key)
 assert by_env.runner.env_state.obs.spec == (None, "devices") and by_env.runner.update.spec == ()
 try:
     odd = dict(SHORT_CONFIG, num_envs=63, num_minibatches=1)
-    training.group_layout(ppo_mjx.make_trainer(odd, env), runs.group_runs(odd, 0, 3, [{}], out), devices)
+    training.group_layout(ppo_mjx.make_trainer(odd, env), runs.group_runs(odd, 0, 3, [{}], out), devices, key)
     raise AssertionError("3 runs of 63 envs were spread over 2 devices")
 except ConfigError as error:
     print(error)

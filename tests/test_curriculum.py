@@ -145,7 +145,7 @@ def test_gates_evaluate_episodes_of_their_own_and_the_final_evaluation_the_same_
     spec = runs.RunSpec("cartpole", SHORT_CONFIG, 3, None, {})
     trainer = ppo_mjx.make_trainer(SHORT_CONFIG, env)
     setup = training.prepare(env, [spec], None, trainer, jax.devices()[:1])
-    runner = training.init_runs(trainer, [spec], setup.hparams, setup.layout)
+    runner = training.init_runs(trainer, [spec], setup.hparams, setup.layout, setup.program_key)
     final, again, gate_2, gate_4 = (setup.evaluate(runner, draw)[0] for draw in (0, 0, 2, 4))
     assert final == again and setup.evaluate(runner, 2)[0] == gate_2
     assert len({final["episode_return"], gate_2["episode_return"], gate_4["episode_return"]}) == 3
