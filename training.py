@@ -314,7 +314,8 @@ def start_or_resume(setup, checkpoints, warm_start=None):
         return runner, [[] for _ in specs], 0.0
     runners = []
     for spec, checkpoint in zip(specs, checkpoints):
-        template = jax.eval_shape(setup.trainer.init, jax.random.key(spec.seed), run_hparams(spec.config))
+        template = program_cache.shapes(setup.trainer.init, (jax.random.key(spec.seed), run_hparams(spec.config)),
+                                        (*setup.program_key, "init of one run"))
         path = os.path.join(spec.out, runs.CHECKPOINT)
         if "runner" not in checkpoint:
             raise runs.CheckpointError(f"{path} holds the policy alone (--policy-only): it evaluates and warm-starts a "
