@@ -49,12 +49,16 @@ def code_digest():
         path = getattr(module, "__file__", None)
         if not path or not path.endswith(".py") or os.path.realpath(path).startswith(installed):
             continue
-        stat = os.stat(path)
-        stamp = (path, stat.st_mtime_ns, stat.st_size)
-        if stamp not in source_digests:
-            with open(path, "rb") as f:
-                source_digests[stamp] = hashlib.sha256(f.read()).hexdigest()
-        digest.update(f"{name} {source_digests[stamp]}\n".encode())
+        try:
+            stat = os.stat(path)
+            stamp = (path, stat.st_mtime_ns, stat.st_size)
+            if stamp not in source_digests:
+                with open(path, "rb") as f:
+                    source_digests[stamp] = hashlib.sha256(f.read()).hexdigest()
+            source = source_digests[stamp]
+        except OSError:  # moved or deleted since it was imported: this process runs code no file holds now
+            source = f"unreadable {os.getpid()}"
+        digest.update(f"{name} {source}\n".encode())
     return digest.hexdigest()
 
 
