@@ -76,29 +76,18 @@ def read(path):
     try:
         with open(path, "rb") as f:
             stored = pickle.load(f)
-        return jax.export.deserialize(bytearray(stored["program"])), stored["out_tree"], stored["out_keys"]
+        return jax.export.deserialize(bytearray(stored["program"])), stored["out_tree"]
     except Exception:  # noqa: BLE001  (missing, half-written by a killed process, or from other versions: trace)
         return None
 
 
-def write(path, exported, out_tree, out_keys):
-    files.atomic_write(path, pickle.dumps(dict(program=bytes(exported.serialize()), out_tree=out_tree,
-                                               out_keys=out_keys)))
-
-
-def is_key(x):
-    return jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)
-
-
-def key_data(leaves):
-    """Typed PRNG keys as their raw data: no key type crosses a stored program's boundary."""
-    return [jax.random.key_data(x) if is_key(x) else x for x in leaves]
+def write(path, exported, out_tree):
+    files.atomic_write(path, pickle.dumps(dict(program=bytes(exported.serialize()), out_tree=out_tree)))
 
 
 def export(fn, args, key):
-    """(exported program of `fn` over the flattened `args`, typed keys as raw data; the output tree; which outputs are
-    keys, with their implementation): read back, or traced and stored. None where it cannot be kept: caching off,
-    several devices, or a program `jax.export` refuses."""
+    """(exported program of `fn` over the flattened `args`, the output tree): read back, or traced and stored. None
+    where it cannot be kept: caching off, several devices, or a program `jax.export` refuses."""
     if folder is None or jax.device_count() > 1:
         return None
     leaves, in_tree = jax.tree.flatten(args)
@@ -106,22 +95,19 @@ def export(fn, args, key):
     stored = read(path)
     if stored:
         return stored
-    impls = [jax.random.key_impl(x) if is_key(x) else None for x in leaves]
-    outputs = []
+    out_tree = []
 
     def flat(*xs):
-        xs = [jax.random.wrap_key_data(x, impl=impl) if impl else x for x, impl in zip(xs, impls)]
         out_leaves, tree = jax.tree.flatten(fn(*jax.tree.unflatten(in_tree, xs)))
-        outputs.append((tree, [str(jax.random.key_impl(x)) if is_key(x) else None for x in out_leaves]))
-        return key_data(out_leaves)
+        out_tree.append(tree)
+        return out_leaves
 
-    specs = jax.eval_shape(lambda *xs: key_data(xs), *leaves)
-    try:
-        exported = jax.export.export(jax.jit(flat))(*[jax.ShapeDtypeStruct(x.shape, x.dtype) for x in specs])
+    try:  # traced for bare shapes: the arguments' shardings would be written into the program
+        exported = jax.export.export(jax.jit(flat))(*[jax.ShapeDtypeStruct(x.shape, x.dtype) for x in leaves])
     except Exception:  # noqa: BLE001  (e.g. host callbacks cannot be serialized: traced every time instead)
         return None
-    write(path, exported, *outputs[0])
-    return read(path)
+    write(path, exported, out_tree[0])
+    return exported, out_tree[0]
 
 
 @functools.cache
@@ -140,16 +126,10 @@ def compile(fn, args, key, in_shardings=None, out_shardings=None):
     if stored is None:
         kwargs = {k: v for k, v in dict(in_shardings=in_shardings, out_shardings=out_shardings).items() if v}
         return jax.jit(fn, **kwargs).lower(*args).compile()
-    exported, out_tree, out_keys = stored
+    exported, out_tree = stored
     initialize_linear_algebra()
-    compiled = jax.jit(exported.call).lower(*key_data(jax.tree.leaves(args))).compile()
-
-    def call(*xs):
-        outs = compiled(*key_data(jax.tree.leaves(xs)))
-        return jax.tree.unflatten(out_tree, [jax.random.wrap_key_data(x, impl=impl) if impl else x
-                                             for x, impl in zip(outs, out_keys)])
-
-    return call
+    compiled = jax.jit(exported.call).lower(*jax.tree.leaves(args)).compile()
+    return lambda *xs: jax.tree.unflatten(out_tree, compiled(*jax.tree.leaves(xs)))
 
 
 def shapes(fn, args, key):
@@ -157,7 +137,5 @@ def shapes(fn, args, key):
     stored = export(fn, args, key)
     if stored is None:
         return jax.eval_shape(fn, *args)
-    exported, out_tree, out_keys = stored
-    return jax.eval_shape(lambda: jax.tree.unflatten(out_tree, [
-        jax.random.wrap_key_data(x, impl=impl) if impl else x
-        for x, impl in zip((jax.numpy.zeros(a.shape, a.dtype) for a in exported.out_avals), out_keys)]))
+    exported, out_tree = stored
+    return jax.tree.unflatten(out_tree, [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in exported.out_avals])
