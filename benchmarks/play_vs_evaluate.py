@@ -74,17 +74,40 @@ def env_draws(exported, seed, episodes):
     init_keys, draw_keys, push_keys, noise_keys = streams(jax.random.key(seed))
 
     @functools.partial(jax.jit, static_argnums=1)
-    def uniform(key, shape, low, high):
-        return jax.random.uniform(key, shape, minval=low, maxval=high)
+    def uniform(keys, shape, low, high):
+        draw = functools.partial(jax.random.uniform, shape=shape, minval=low, maxval=high)
+        for _ in range(keys.ndim):
+            draw = jax.vmap(draw)
+        return draw(keys)
 
     def from_keys(keys):
         keys = iter(keys)
         return lambda shape, low, high: np.asarray(uniform(next(keys), shape, low, high))
 
+    def every_step(keys):
+        """time_step -> uniform callback whose j-th call draws with keys[episode, time_step, j]: the draws of every
+        episode and step come from one program run at the first call (one a step costs more than the physics)."""
+        drawn = {}
+
+        def callback(i, time_step):
+            calls = iter(range(keys.shape[2]))
+
+            def draw(shape, low, high):
+                j = next(calls)
+                key = (j, shape, np.asarray(low).tobytes(), np.asarray(high).tobytes())
+                if key not in drawn:
+                    drawn[key] = np.asarray(uniform(keys[:, :, j], shape, low, high))
+                return drawn[key][i, time_step]
+
+            return draw
+
+        return callback
+
+    pushes, noises = every_step(push_keys), every_step(noise_keys[:, :, None])
+
     def draws(i):
         return play.Draws(from_keys(init_keys[i]), from_keys(draw_keys[i]),
-                          lambda time_step: from_keys(push_keys[i, time_step]),
-                          lambda time_step: from_keys([noise_keys[i, time_step]]))
+                          lambda time_step: pushes(i, time_step), lambda time_step: noises(i, time_step))
 
     return draws
 

@@ -12,6 +12,7 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 # runs 3.4x slower (benchmarks/compile_time.py). Results differ in the last bits only; users' runs keep XLA's defaults.
 # Subprocesses the tests start inherit it.
 SUITE_XLA_FLAGS = "--xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0"
+XLA_DEFAULTS = dict(xla_cpu_use_fusion_emitters=True, xla_backend_optimization_level=2)  # for a test that runs long
 os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {SUITE_XLA_FLAGS}".strip()
 
 import startup  # noqa: E402

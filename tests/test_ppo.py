@@ -13,6 +13,7 @@ from flax import struct
 import evaluation
 import ppo_mjx
 from cartpole import CONFIG, make_cartpole_env, make_plain_cartpole
+from conftest import XLA_DEFAULTS
 
 
 def gae_reference(rewards, values, next_values, terminated, truncated, gamma, lam):
@@ -164,7 +165,9 @@ def test_ppo_learns_cartpole_beyond_any_random_episode():
     hparams = ppo_mjx.stack([ppo_mjx.hyperparameters(c, env.default_params) for c in (CONFIG, dict(CONFIG, lr=1e-3))])
     train = ppo_mjx.make_train(CONFIG, env)
     keys = jax.random.split(jax.random.key(0), 2)
-    out = jax.jit(jax.vmap(train))(keys, hparams)
+    # Compiled as users' runs are (XLA's defaults, not the suite's quick compile, tests/conftest.py): this program runs
+    # long enough that the optimizations save more time than they cost.
+    out = jax.jit(jax.vmap(train)).lower(keys, hparams).compile(compiler_options=XLA_DEFAULTS)(keys, hparams)
     runner, metrics = out["runner"], out["metrics"]
     assert metrics["episode_return"].shape == (2, CONFIG["total_timesteps"] // (64 * 32))  # per-update scalars only
     assert int(metrics["nan_resets"].sum()) == 0
@@ -320,11 +323,12 @@ def test_make_train_trains_a_plain_jax_env_as_it_is():
     unchanged: its reward per step is exactly the `alive` param."""
     env = make_plain_cartpole()
     config = dict(CONFIG, total_timesteps=64 * 32 * 40)
-    train, key = ppo_mjx.make_train(config, env), jax.random.key(0)
-    metrics = jax.jit(train)(key)["metrics"]
+    key, hparams = jax.random.key(0), ppo_mjx.hyperparameters(config, env.default_params)
+    train = jax.jit(ppo_mjx.make_train(config, env)).lower(key, hparams).compile(compiler_options=XLA_DEFAULTS)
+    metrics = train(key, hparams)["metrics"]
     assert "nan_resets" not in metrics
     np.testing.assert_array_equal(metrics["reward"], 1.0)  # env.default_params
     assert metrics["episode_return"][:3].mean() < 50 and metrics["episode_return"][-3:].mean() >= 150, \
         metrics["episode_return"]
     doubled = ppo_mjx.hyperparameters(config, dict(env.default_params, alive=jnp.float32(2.0)))
-    np.testing.assert_array_equal(jax.jit(train)(key, doubled)["metrics"]["reward"], 2.0)
+    np.testing.assert_array_equal(train(key, doubled)["metrics"]["reward"], 2.0)
