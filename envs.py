@@ -124,9 +124,11 @@ def mjx_physics(n_substeps):
 
 
 def mujoco_physics(mj_model, n_substeps, model_fields=()):
-    """(model, data) -> data after `n_substeps` steps of plain MuJoCo (C, float64, on the host through a callback); MJX
-    then recomputes the derived quantities (positions, sensors) of the new state, so observations and rewards are the
-    same functions of state as in training. The state crosses as float32 once per control step, and so do the
+    """(model, data) -> data after `n_substeps` steps of plain MuJoCo (C, float64, on the host through a callback), left
+    as `mjx_physics` leaves it: the new state (positions, velocities, time), and the derived quantities (body and site
+    poses, velocities, contacts, sensors) of the state before the last substep, which a step computes before it
+    integrates; MJX recomputes those from that state. Observations and rewards are then the same functions of state as
+    in training, and as play.py's after `mj_step`. The state crosses as float32 once per control step, and so do the
     `model_fields` of `model` (an MJX model) that randomization changes: each env steps its own draws."""
     host_model = copy.copy(mj_model) if model_fields else mj_model
     mj_data = mujoco.MjData(host_model)
@@ -136,23 +138,28 @@ def mujoco_physics(mj_model, n_substeps, model_fields=()):
         batch = [np.asarray(x) for x in batch]
         state, fields = batch[:len(state_fields)], batch[len(state_fields):]
         size = max(x.shape[0] for x in batch)
-        out = [np.empty((size,) + x.shape[1:], x.dtype) for x in state]
+        before, after = ([np.empty((size,) + x.shape[1:], x.dtype) for x in state] for _ in range(2))
         for i in range(size):
             for field, x in zip(model_fields, fields):
                 getattr(host_model, field)[:] = x[i % x.shape[0]]
             for field, x in zip(state_fields, state):
                 setattr(mj_data, field, x[i % x.shape[0]])
-            mujoco.mj_step(host_model, mj_data, nstep=n_substeps)
-            for field, o in zip(state_fields, out):
+            mujoco.mj_step(host_model, mj_data, nstep=n_substeps - 1)
+            for field, o in zip(state_fields, before):
                 o[i] = getattr(mj_data, field)
-        return tuple(out)
+            mujoco.mj_step(host_model, mj_data)
+            for field, o in zip(state_fields, after):
+                o[i] = getattr(mj_data, field)
+        return (*before, *after)
 
     def physics(model, data):
         state = tuple(getattr(data, field) for field in state_fields)
-        shapes = tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in state)
+        shapes = tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in state) * 2
         fields = tuple(getattr(model, field) for field in model_fields)
-        state = jax.pure_callback(host_steps, shapes, *state, *fields, vmap_method="expand_dims")
-        return mjx_forward(model, data.replace(**dict(zip(state_fields, state))))
+        stepped = jax.pure_callback(host_steps, shapes, *state, *fields, vmap_method="expand_dims")
+        before, after = stepped[:len(state_fields)], stepped[len(state_fields):]
+        derived = mjx_forward(model, data.replace(**dict(zip(state_fields, before))))
+        return derived.replace(**dict(zip(state_fields, after)))
 
     return physics
 

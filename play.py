@@ -9,8 +9,9 @@ It needs MuJoCo, onnxruntime and NumPy, never JAX. Start states, observations, a
 success are tasks.py's own functions, and the domain randomization (each episode's draws written into the model,
 delayed and offset controls, pushes, observation noise) is randomization.py's, run on NumPy arrays: the code the
 policy was trained with. A control step sets the controls, kicks the pelvis when a push is due (as the stage's config
-sets pushes), runs ctrl_dt / sim_dt MuJoCo steps, then mj_forward, so that positions and sensors are those of the new
-state (as envs.py's plain-MuJoCo physics has them; this loop is the one piece that mirrors envs.build_env).
+sets pushes) and runs ctrl_dt / sim_dt MuJoCo steps; the policy then observes the data as `mj_step` leaves it, as MJX
+training does: the new positions and velocities, and the body poses, contacts and sensors that the last step computed
+before it integrated (no mj_forward after stepping: this loop is the one piece that mirrors envs.build_env).
 Headless, it prints the metrics evaluate.py prints, the policy's inference time per step and how much faster than
 real time it ran.
 """
@@ -176,8 +177,8 @@ def reset(exported, data, draws):
 
 def control_step(exported, data, action, draws, time_step, episode):
     """One control step from `action` (clipped to [-1, 1]) as the env takes it: controls (delayed and offset as the
-    episode drew), a push when one is due, the physics, then positions and sensors of the new state. Returns the
-    episode (its recent actions and next push) and the speed of the push (0 when none was due)."""
+    episode drew), a push when one is due, the physics (data as `mj_step` leaves it, see above). Returns the episode
+    (its recent actions and next push) and the speed of the push (0 when none was due)."""
     config, plan = exported.config, exported.plan
     ctrl, episode = randomization.controls(exported.task.action_to_ctrl, np.clip(action, -1.0, 1.0), episode, np)
     data.ctrl[:] = ctrl
@@ -186,7 +187,6 @@ def control_step(exported, data, action, draws, time_step, episode):
         kick, speed, episode = randomization.push(plan, time_step, episode, draws.push(time_step), np)
         data.qvel[:2] += kick
     mujoco.mj_step(exported.mj_model, data, nstep=round(config["ctrl_dt"] / config["sim_dt"]))
-    mujoco.mj_forward(exported.mj_model, data)
     return episode, float(speed)
 
 

@@ -19,6 +19,7 @@ import envs
 import export
 import play
 import ppo_mjx
+import randomization
 import runs
 import tasks
 import training
@@ -80,58 +81,50 @@ def test_export_writes_every_stage_of_a_curriculum_and_play_runs_it(tmp_path):
     assert summary["episodes"] == 1 and summary["episode_length"] > 0
 
 
-@pytest.mark.parametrize("name", ["trex_stage1", "velociraptor_stage2", "brachiosaurus_stage3"])
-def test_numpy_observation_controls_and_rewards_equal_the_env_along_a_plain_mujoco_rollout(name):
-    """Along a plain-MuJoCo rollout (play.py's loop, random actions beyond [-1, 1]), the NumPy task against what the
-    env computes of the same states: as envs.py's plain-MuJoCo physics has them after each host step (float32,
-    positions and sensors from mjx.forward), the JAX task's observation, controls, reward terms and measures; and the
-    first observation of a start as the env's reset has it (positions alone, sensors zero). The env's own step is not
-    compiled here: its host callback keeps it out of the compilation cache, a minute per test on every run. The model
-    is nominal and the observation exact: test_randomization and the play-vs-evaluate test cover the draws."""
-    config = get_config(name, {"randomize.enabled": False})
-    mj_model = tasks.load_model(config)
-    task, body = tasks.TASKS[config["task"]](config, mj_model, np), tasks.legged_body(config, mj_model, np)
-    env_task, mjx_model = tasks.TASKS[config["task"]](config, mj_model, jnp), envs.put_model(mj_model)
-    exported = play.exported_policy({}, config, mj_model, None)
-    rng = np.random.default_rng(7)
-    draws, data, zero = play.numpy_draws(rng), mujoco.MjData(mj_model), np.zeros(mj_model.nu)
-    first, episode = play.reset(exported, data, draws)
-    assert abs(tasks.lowest_point(body, data)) < 1e-9  # NumPy starts rest the lowest foot point on the floor
-    start = {k: getattr(data, k).copy() for k in ("qpos", "mocap_pos", "ctrl")}
-    fields = ("qpos", "qvel", "act", "ctrl", "mocap_pos", "qacc_warmstart")
-    states, actions, previous, numpy_view, prev_action = [], [], [], [], zero
-    for time_step in range(40):
-        action = np.clip(rng.uniform(-1.3, 1.3, mj_model.nu), -1.0, 1.0)
-        episode, _ = play.control_step(exported, data, action, draws, time_step, episode)
-        states.append({k: getattr(data, k).copy() for k in fields})
-        numpy_view.append((task.observe(data, action), task.action_to_ctrl(action),
-                           task.reward_terms(data, action, prev_action), task.measure(data)))
-        actions.append(action)
-        previous.append(prev_action)
-        prev_action = action
-        if task.is_terminated(data):
-            break
-    assert len(states) >= 10
+@pytest.mark.parametrize("name", [f"{species}_stage{stage}" for species, stage in STAGES])
+def test_play_observes_what_the_env_step_returns_along_a_randomized_rollout(name):
+    """One observation in training and deployment: along an MJX rollout of the env (randomized model, delays, offsets
+    and pushes; random actions beyond [-1, 1]; observation noise off, which test_randomization replays), play.py's
+    NumPy observation of each state the env's `step` (or reset) returns, as MuJoCo data (mjx.get_data), equals the
+    `obs` that step handed the policy; so do the controls, reward terms and measures of each transition."""
+    config = get_config(name)
+    no_noise = {f"randomize.obs_noise.{group}": 0.0 for group in config["randomize"]["obs_noise"]}
+    env = envs.make_env(name, **no_noise)
+    exported = play.exported_policy({}, env.config, env.mj_model, None)
+    task, weights = exported.task, env.config["reward_weights"]
+    steps = 30
+    actions = np.random.default_rng(7).uniform(-1.3, 1.3, (steps, env.action_size)).astype(np.float32)
 
-    def after_host_step(state, action, prev_action):
-        env_data = mjx.forward(mjx_model, envs.make_data(mjx_model).replace(**state))
-        return (env_task.observe(env_data, action), env_task.action_to_ctrl(action),
-                env_task.reward_terms(env_data, action, prev_action), env_task.measure(env_data))
+    @jax.jit
+    def rollout(key, actions):
+        def step(state, action):
+            state = env.step(state, action)
+            return state, state
 
-    def reset_view(state):
-        return env_task.observe(mjx.kinematics(mjx_model, envs.make_data(mjx_model).replace(**state)), jnp.zeros(
-            mj_model.nu))
+        first = env.reset(key)
+        return first, jax.lax.scan(step, first, actions)[1]
 
-    stack = lambda trees: jax.tree.map(lambda *x: np.stack(x), *trees)
-    env_view = jax.device_get(jax.jit(jax.vmap(after_host_step))(stack(states), np.array(actions), np.array(previous)))
-    np.testing.assert_allclose(first, jax.jit(reset_view)(start), rtol=1e-5, atol=1e-5)
-    mine = stack(numpy_view)
-    np.testing.assert_allclose(mine[0], env_view[0], rtol=1e-5, atol=1e-5)  # observations
-    np.testing.assert_allclose(mine[1], env_view[1], rtol=1e-6, atol=1e-6)  # controls
-    for k in mine[2]:
-        np.testing.assert_allclose(mine[2][k], env_view[2][k], rtol=1e-4, atol=1e-4, err_msg=k)
-    for k in mine[3]:
-        np.testing.assert_allclose(mine[3][k], env_view[3][k], rtol=1e-5, atol=1e-5, err_msg=k)
+    first, states = jax.device_get(rollout(jax.random.key(3), actions))
+    at = lambda t: jax.tree.map(lambda x: x[t], states)
+    previous = first
+    for t in range(-1, steps):
+        state = first if t < 0 else at(t)
+        data = mjx.get_data(env.mj_model, state.data)
+        np.testing.assert_allclose(play.observe(exported, data, state.prev_action, None), state.obs, rtol=1e-5,
+                                   atol=1e-5, err_msg=f"step {t + 1}")
+        if t >= 0 and not (state.terminated or state.truncated):
+            action = np.clip(actions[t], -1.0, 1.0)
+            ctrl, _ = randomization.controls(task.action_to_ctrl, action, previous.episode, np)
+            np.testing.assert_allclose(ctrl, data.ctrl, rtol=1e-6, atol=1e-6)
+            for k, v in task.reward_terms(data, action, previous.prev_action).items():
+                np.testing.assert_allclose(weights[k] * v, state.info[f"reward/{k}"], rtol=1e-4, atol=1e-4, err_msg=k)
+            for k, v in task.measure(data).items():
+                np.testing.assert_allclose(v, state.info[k], rtol=1e-5, atol=1e-5, err_msg=k)
+        previous = state
+    assert int(states.terminated.sum() + states.truncated.sum()) < steps // 2  # most steps compared in full
+    draws, data = play.numpy_draws(np.random.default_rng(7)), mujoco.MjData(env.mj_model)
+    play.reset(exported, data, draws)
+    assert abs(tasks.lowest_point(exported.body, data)) < 1e-9  # NumPy starts rest the lowest foot point on the floor
 
 
 def one_success_rate_explains(successes, other, episodes, z=3.0):
