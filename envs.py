@@ -42,6 +42,8 @@ class EnvState:
     rng: jax.Array  # key for pushes and the next reset
     info: dict  # per-transition scalars: weighted reward terms, task measures (before reset), nan_reset, push_speed
     episode: dict  # what the episode drew at reset (randomization.draw), its recent actions and next push; {} if none
+    critic_obs: Any = None  # the privileged critic's observation of `data` (CRITIC_GROUPS); None without one
+    final_critic_obs: Any = None  # the critic's observation at the end of the last transition, before any auto-reset
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,7 @@ class Env:
     step: Callable  # (EnvState, action, params=None) -> EnvState; params default to `default_params`
     default_params: Any  # the config's reward weights as float32 scalars ({term: weight})
     episode_success: Optional[Callable]  # the task's: (an episode's record) -> bool, or None (tasks.Task)
+    critic_observation_size: Optional[int] = None  # with `privileged_critic`: the size of `critic_obs`
 
 
 def make_env(name, physics="mjx", **overrides):
@@ -186,6 +189,7 @@ class EnvParts:
     blank: Any  # fresh MJX data, from which every start is drawn
     zero_action: jax.Array
     default_params: Any  # what `step` reads when given no params: the config's reward weights (`env_params`)
+    privileged_critic: bool  # states carry the critic's own observation (`critic_observation`)
 
 
 def uniform_from(key, count):
@@ -199,12 +203,34 @@ def kinematics(mjx_model, data, **fields):
     return mjx_kinematics(mjx_model, data.replace(**fields))
 
 
-def observe(parts, data, prev_action, noise_key):
-    """The task's observation of `data`, with the config's uniform observation noise drawn from `noise_key`."""
-    obs = parts.task.observe(data, prev_action)
+def with_noise(parts, obs, noise_key):
+    """`obs` with the config's uniform observation noise drawn from `noise_key`."""
     if parts.plan.noise is None:
         return obs
     return obs + uniform_from(noise_key, 1)(obs.shape, -parts.plan.noise, parts.plan.noise)
+
+
+# What a privileged critic reads (`privileged_critic`), in order: what the policy sees and what only training knows.
+CRITIC_GROUPS = dict(
+    clean_observation="the policy's observation before its noise",
+    draws="the episode's randomization draws, as randomization.py orders them (friction, body masses, payload, "
+          "gains, damping, armature, home offsets, action delay)",
+    push="control steps until the next push, and the last push's kick (m/s, world x and y); none without pushes",
+    body="the task's privileged state: the root's linear velocity in the world frame (m/s) and each foot touch "
+         "sensor's reading (N)",
+)
+
+
+def critic_observation(parts, data, clean_obs, episode, time):
+    """The critic's observation (CRITIC_GROUPS) of `data` at control step `time` of `episode`."""
+    plan, groups = parts.plan, [clean_obs]
+    groups += [jnp.ravel(episode[name]).astype(jnp.float32) for name in plan.ranges]
+    if plan.push_interval:
+        wait = episode["next_push"] - time if plan.ranged_push else plan.push_interval - time % plan.push_interval
+        groups += [jnp.reshape(wait, (1,)).astype(jnp.float32), episode["last_kick"]]
+    if parts.task.privileged is not None:
+        groups.append(parts.task.privileged(data))
+    return jnp.concatenate(groups)
 
 
 def reset(parts, key):
@@ -221,10 +247,14 @@ def reset(parts, key):
         draw_key, noise_key = jax.random.split(draw_key)
         episode = randomization.start_episode(parts.plan, parts.nu, uniform_from(draw_key, len(parts.plan.ranges) + 1),
                                               jnp)
-    obs = observe(parts, data, parts.zero_action, noise_key)
-    false = jnp.zeros((), bool)
-    return EnvState(data, obs, jnp.zeros(()), false, false, obs, jnp.zeros((), jnp.int32), parts.zero_action, key,
-                    zero_info(parts, data), episode)
+    clean_obs = parts.task.observe(data, parts.zero_action)
+    obs, false, time = with_noise(parts, clean_obs, noise_key), jnp.zeros((), bool), jnp.zeros((), jnp.int32)
+    critic_obs = None
+    if parts.privileged_critic:
+        episode |= dict(last_kick=jnp.zeros(2)) if parts.plan.push_interval else {}
+        critic_obs = critic_observation(parts, data, clean_obs, episode, time)
+    return EnvState(data, obs, jnp.zeros(()), false, false, obs, time, parts.zero_action, key,
+                    zero_info(parts, data), episode, critic_obs, critic_obs)
 
 
 def zero_info(parts, data):
@@ -250,6 +280,8 @@ def push(parts, data, key, time, episode):
         return data, episode, None
     kick, speed, episode = randomization.push(plan, time, episode, uniform_from(key, 3 if plan.ranged_push else 1),
                                               jnp)
+    if "last_kick" in episode:  # kept for a privileged critic
+        episode = episode | dict(last_kick=jnp.where(speed > 0, kick, episode["last_kick"]))
     return data.replace(qvel=data.qvel.at[:2].add(kick)), episode, speed if plan.ranged_push else None
 
 
@@ -260,11 +292,11 @@ def episode_model(parts, episode):
     return parts.mjx_model.replace(**randomization.model_values(parts.plan.fields, parts.plan.where, episode, jnp))
 
 
-def transition(parts, state, data, action, weights, noise_key):
-    """What the transition from `state` to `data` under `action` reports: (terminated, truncated, reward, final_obs,
-    time, info). A fall or non-finite physics terminates with the `termination` penalty, success terminates without
-    it, the time limit truncates; reward terms are weighted by `weights`, and a non-finite state reports zeros (and
-    `nan_reset`), so training never sees a NaN."""
+def transition(parts, state, data, episode, action, weights, noise_key):
+    """What the transition from `state` to `data` (its episode now `episode`) under `action` reports: (terminated,
+    truncated, reward, final_obs, final_critic_obs, time, info). A fall or non-finite physics terminates with the
+    `termination` penalty, success terminates without it, the time limit truncates; reward terms are weighted by
+    `weights`, and a non-finite state reports zeros (and `nan_reset`), so training never sees a NaN."""
     finite = jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
     failed = parts.task.is_terminated(data) | ~finite
     terminated = failed | parts.task.is_success(data)
@@ -274,11 +306,15 @@ def transition(parts, state, data, action, weights, noise_key):
     terms = {k: jnp.where(finite, weights[k] * v, 0.0) for k, v in terms.items()}
     terms["termination"] = failed.astype(jnp.float32) * weights["termination"]  # float32 as from `reset`
     reward = sum(terms.values())
-    final_obs = jnp.where(finite, observe(parts, data, action, noise_key), 0.0)
+    clean_obs = parts.task.observe(data, action)
+    final_obs = jnp.where(finite, with_noise(parts, clean_obs, noise_key), 0.0)
+    final_critic_obs = None
+    if parts.privileged_critic:
+        final_critic_obs = jnp.where(finite, critic_observation(parts, data, clean_obs, episode, time), 0.0)
     info = {f"reward/{k}": v for k, v in terms.items()}
     info |= {k: jnp.where(finite, v, 0.0) for k, v in parts.task.measure(data).items()}
     info["nan_reset"] = (~finite).astype(jnp.float32)
-    return terminated, truncated, reward, final_obs, time, info
+    return terminated, truncated, reward, final_obs, final_critic_obs, time, info
 
 
 def auto_reset(parts, state, key):
@@ -288,9 +324,10 @@ def auto_reset(parts, state, key):
     fresh = reset(parts, key)
     data = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh.data, state.data)
     episode = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh.episode, state.episode)
+    critic_obs = None if state.critic_obs is None else jnp.where(done, fresh.critic_obs, state.critic_obs)
     return state.replace(data=data, episode=episode, obs=jnp.where(done, fresh.obs, state.obs),
                          time=jnp.where(done, 0, state.time),
-                         prev_action=jnp.where(done, parts.zero_action, state.prev_action))
+                         prev_action=jnp.where(done, parts.zero_action, state.prev_action), critic_obs=critic_obs)
 
 
 def step(parts, state, action, params=None):
@@ -305,9 +342,11 @@ def step(parts, state, action, params=None):
     data, episode = actuate(parts, state.data, action, state.episode)
     data, episode, pushed = push(parts, data, push_key, state.time, episode)
     data = parts.advance(episode_model(parts, episode), data)
-    terminated, truncated, reward, final_obs, time, info = transition(parts, state, data, action, weights, noise_key)
+    terminated, truncated, reward, final_obs, final_critic_obs, time, info = transition(parts, state, data, episode,
+                                                                                         action, weights, noise_key)
     info |= {} if pushed is None else dict(push_speed=pushed)
-    ended = EnvState(data, final_obs, reward, terminated, truncated, final_obs, time, action, rng, info, episode)
+    ended = EnvState(data, final_obs, reward, terminated, truncated, final_obs, time, action, rng, info, episode,
+                     final_critic_obs, final_critic_obs)
     return auto_reset(parts, ended, reset_key)
 
 
@@ -329,8 +368,10 @@ def build_env(name, config, mj_model, task, physics="mjx"):
     else:
         advance = mujoco_physics(mj_model, n_substeps, tuple(plan.fields))
     parts = EnvParts(config, task, plan, mj_model.nu, put_model(mj_model, config["mjx_impl"]), advance,
-                     make_data(mj_model, config["mjx_impl"]), jnp.zeros(mj_model.nu), env_params(config))
+                     make_data(mj_model, config["mjx_impl"]), jnp.zeros(mj_model.nu), env_params(config),
+                     config["privileged_critic"])
     first = jax.eval_shape(functools.partial(reset, parts), jax.random.key(0))
     check_reward_terms(name, config, first)
+    critic_size = None if first.critic_obs is None else int(first.critic_obs.shape[-1])
     return Env(name, config, mj_model, int(first.obs.shape[-1]), mj_model.nu, functools.partial(reset, parts),
-               functools.partial(step, parts), parts.default_params, task.episode_success)
+               functools.partial(step, parts), parts.default_params, task.episode_success, critic_size)

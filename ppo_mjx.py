@@ -11,7 +11,9 @@ jax, flax, optax and distrax only, besides the standard library. What it needs o
     env.default_params                       the params `make_train`'s `train` uses when given no `hparams`
 and of a state: `obs`, `reward`, `terminated` (no bootstrapping), `truncated` (the time limit: bootstrap from
 `final_obs`, the observation before the env's auto-reset), `final_obs`, and `info`, a dict of per-step scalars that
-the metrics average; an optional `nan_reset` info key is counted instead (`nan_resets`).
+the metrics average; an optional `nan_reset` info key is counted instead (`nan_resets`). A privileged critic: an env
+with `env.critic_observation_size` hands the critic its own observation in `state.critic_obs` (and
+`state.final_critic_obs`), normalized by statistics of its own; the policy reads `obs` alone, in training as deployed.
 
 Read top to bottom: network, observation normalizer, GAE, the PPO loss, the traced hyperparameters and the optimizer
 built from them, the trainer (`_env_step`, `_calculate_gae`, `_update_epoch`, `_update_minibatch`), `make_train`,
@@ -47,7 +49,8 @@ from flax import struct
 class ActorCritic(nn.Module):
     """Separate tanh MLPs: (action mean, log-std, value). The log-std is state-independent; `gaussian` makes the
     policy of the first two. The raw outputs (no distribution object) keep the mean alone traceable with a symbolic
-    batch size, as ONNX export (export.py) needs."""
+    batch size, as ONNX export (export.py) needs. The critic reads `critic_obs` where the env has one (privileged),
+    else `obs`; acting (`value=False`) skips it."""
 
     action_size: int
     actor_hidden: tuple
@@ -55,13 +58,15 @@ class ActorCritic(nn.Module):
     init_log_std: float
 
     @nn.compact
-    def __call__(self, obs):
+    def __call__(self, obs, critic_obs=None, value=True):
         x = obs
         for width in self.actor_hidden:
             x = nn.tanh(nn.Dense(width, kernel_init=nn.initializers.orthogonal(math.sqrt(2)))(x))
         mean = nn.Dense(self.action_size, kernel_init=nn.initializers.orthogonal(0.01))(x)
         log_std = self.param("log_std", nn.initializers.constant(self.init_log_std), (self.action_size,))
-        v = obs
+        if not value:
+            return mean, log_std, None
+        v = obs if critic_obs is None else critic_obs
         for width in self.critic_hidden:
             v = nn.tanh(nn.Dense(width, kernel_init=nn.initializers.orthogonal(math.sqrt(2)))(v))
         value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(v)
@@ -115,7 +120,19 @@ def normalizer_update(norm, obs_batch):
     return Normalizer(mean, m2 / total, total)
 
 
+def normalizer_start(obs_batch, normalize_obs):
+    """The statistics of a first batch, or fixed ones (mean 0, variance 1) when observations go unnormalized."""
+    normalizer = normalizer_init(obs_batch)
+    if not normalize_obs:
+        size = obs_batch.shape[-1]
+        normalizer = Normalizer(jnp.zeros(size), jnp.ones(size), jnp.zeros(()))
+    return normalizer
+
+
 def normalize(norm, obs):
+    """`obs` standardized by `norm` and clipped; None (no critic observation) stays None."""
+    if obs is None:
+        return None
     return jnp.clip((obs - norm.mean) / jnp.sqrt(norm.var + 1e-8), -10.0, 10.0)
 
 
@@ -140,6 +157,7 @@ class Batch:
     """Training samples of one update (or one minibatch), flat over time and envs."""
 
     obs: jax.Array  # normalized observation the action was taken in
+    critic_obs: Any  # normalized critic observation of that step (None: the critic reads `obs`)
     action: jax.Array
     carried_noise: jax.Array  # exploration noise carried over from the step before (see exploring_gaussian)
     log_prob: jax.Array  # under the policy that collected the rollout
@@ -151,7 +169,7 @@ class Batch:
 def ppo_loss(params, apply_fn, batch, hparams, noise_correlation=0.0):
     """PPO's clipped surrogate, clipped value loss and entropy bonus on a minibatch; advantages are normalized within
     it. Returns (total loss, {actor_loss, value_loss, entropy, approx_kl, clip_fraction})."""
-    mean, log_std, value = apply_fn(params, batch.obs)
+    mean, log_std, value = apply_fn(params, batch.obs, batch.critic_obs)
     pi = exploring_gaussian(mean, log_std, batch.carried_noise, noise_correlation)
     value_clipped = batch.value + jnp.clip(value - batch.value, -hparams["clip_eps"], hparams["clip_eps"])
     value_loss = 0.5 * jnp.maximum(jnp.square(value - batch.target), jnp.square(value_clipped - batch.target)).mean()
@@ -200,6 +218,7 @@ class TrainState:
 @struct.dataclass
 class Transition:
     obs: jax.Array  # raw observation the action was taken in
+    critic_obs: Any  # raw critic observation (None: the critic reads `obs`)
     action: jax.Array
     carried_noise: jax.Array
     log_prob: jax.Array
@@ -208,6 +227,7 @@ class Transition:
     terminated: jax.Array
     truncated: jax.Array
     final_obs: jax.Array  # raw observation after the step, before any auto-reset
+    final_critic_obs: Any  # raw critic observation after the step, before any auto-reset (or None)
     finished_return: jax.Array  # return of the episode that ended at this step (0 where none ended)
     finished_length: jax.Array
     info: dict
@@ -217,6 +237,7 @@ class Transition:
 class Runner:
     train_state: TrainState
     normalizer: Normalizer
+    critic_normalizer: Any  # the critic observation's Normalizer; None without one
     env_state: Any  # the env's batched state
     episode_return: jax.Array  # running return of each env's current episode
     episode_length: jax.Array
@@ -258,24 +279,28 @@ def make_trainer(config, env):
     num_optimizer_steps = num_updates * config["update_epochs"] * config["num_minibatches"]
     noise_correlation = config["action_noise_correlation"]
     network = make_network(config, env.action_size)
+    critic_size = getattr(env, "critic_observation_size", None)  # None: the critic reads the policy's observation
+    critic_obs, final_critic_obs = ((lambda state: state.critic_obs), (lambda state: state.final_critic_obs)) \
+        if critic_size else ((lambda state: None), (lambda state: None))
 
     def init(rng, hparams):
         rng, init_key, reset_key = jax.random.split(rng, 3)
         env_state = jax.vmap(env.reset)(jax.random.split(reset_key, num_envs))
-        params = network.init(init_key, jnp.zeros(env.observation_size))
+        params = network.init(init_key, jnp.zeros(env.observation_size),
+                              jnp.zeros(critic_size) if critic_size else None)
         train_state = TrainState(params, make_optimizer(config, hparams, num_optimizer_steps).init(params))
-        normalizer = normalizer_init(env_state.obs)
-        if not config["normalize_obs"]:
-            normalizer = Normalizer(jnp.zeros(env.observation_size), jnp.ones(env.observation_size), jnp.zeros(()))
+        normalizer = normalizer_start(env_state.obs, config["normalize_obs"])
+        critic_normalizer = normalizer_start(env_state.critic_obs, config["normalize_obs"]) if critic_size else None
         zeros = jnp.zeros(num_envs)
-        return Runner(train_state, normalizer, env_state, zeros, zeros, jnp.zeros((num_envs, env.action_size)), rng,
-                      jnp.zeros((), jnp.int32))
+        return Runner(train_state, normalizer, critic_normalizer, env_state, zeros, zeros,
+                      jnp.zeros((num_envs, env.action_size)), rng, jnp.zeros((), jnp.int32))
 
     def _update_step(hparams, runner, _):
         def _env_step(runner, _):
             rng, action_key = jax.random.split(runner.rng)
             mean, log_std, value = network.apply(runner.train_state.params,
-                                                 normalize(runner.normalizer, runner.env_state.obs))
+                                                 normalize(runner.normalizer, runner.env_state.obs),
+                                                 normalize(runner.critic_normalizer, critic_obs(runner.env_state)))
             carried_noise = noise_correlation * runner.action_noise
             pi = exploring_gaussian(mean, log_std, carried_noise, noise_correlation)
             action = pi.sample(seed=action_key)
@@ -284,9 +309,10 @@ def make_trainer(config, env):
             episode_return = runner.episode_return + env_state.reward
             episode_length = runner.episode_length + 1
             transition = Transition(
-                runner.env_state.obs, action, carried_noise, pi.log_prob(action), value, env_state.reward,
-                env_state.terminated, env_state.truncated, env_state.final_obs,
-                jnp.where(done, episode_return, 0.0), jnp.where(done, episode_length, 0.0), env_state.info)
+                runner.env_state.obs, critic_obs(runner.env_state), action, carried_noise, pi.log_prob(action), value,
+                env_state.reward, env_state.terminated, env_state.truncated, env_state.final_obs,
+                final_critic_obs(env_state), jnp.where(done, episode_return, 0.0), jnp.where(done, episode_length, 0.0),
+                env_state.info)
             runner = runner.replace(env_state=env_state, episode_return=jnp.where(done, 0.0, episode_return),
                                     episode_length=jnp.where(done, 0.0, episode_length),
                                     action_noise=(action - mean) / jnp.exp(log_std), rng=rng)
@@ -295,13 +321,14 @@ def make_trainer(config, env):
         runner, traj = jax.lax.scan(_env_step, runner, None, num_steps)
 
         def _calculate_gae(traj):
-            _, _, next_values = network.apply(runner.train_state.params, normalize(runner.normalizer, traj.final_obs))
+            _, _, next_values = network.apply(runner.train_state.params, normalize(runner.normalizer, traj.final_obs),
+                                              normalize(runner.critic_normalizer, traj.final_critic_obs))
             return gae_advantages(traj.reward, traj.value, next_values, traj.terminated, traj.truncated,
                                   hparams["gamma"], hparams["gae_lambda"])
 
         advantages, targets = _calculate_gae(traj)
-        batch = Batch(normalize(runner.normalizer, traj.obs), traj.action, traj.carried_noise, traj.log_prob,
-                      traj.value, advantages, targets)
+        batch = Batch(normalize(runner.normalizer, traj.obs), normalize(runner.critic_normalizer, traj.critic_obs),
+                      traj.action, traj.carried_noise, traj.log_prob, traj.value, advantages, targets)
         batch = jax.tree.map(lambda x: x.reshape((batch_size,) + x.shape[2:]), batch)
         tx = make_optimizer(config, hparams, num_optimizer_steps)
 
@@ -325,10 +352,13 @@ def make_trainer(config, env):
         (train_state, rng), losses = jax.lax.scan(_update_epoch, (runner.train_state, runner.rng), None,
                                                   config["update_epochs"])
         # Statistics change only after the update, so the update sees the same normalization as the rollout.
-        normalizer = runner.normalizer
+        normalizer, critic_normalizer = runner.normalizer, runner.critic_normalizer
         if config["normalize_obs"]:
             normalizer = normalizer_update(normalizer, traj.obs.reshape(batch_size, -1))
-        runner = runner.replace(train_state=train_state, normalizer=normalizer, rng=rng)
+            if critic_size:
+                critic_normalizer = normalizer_update(critic_normalizer, traj.critic_obs.reshape(batch_size, -1))
+        runner = runner.replace(train_state=train_state, normalizer=normalizer, critic_normalizer=critic_normalizer,
+                                rng=rng)
         metrics = update_metrics(traj, losses, targets, runner.update, batch_size)
         return runner.replace(update=runner.update + 1), metrics
 
@@ -383,7 +413,7 @@ def policy_mean(config, action_size, params, normalizer):
     """obs -> the Gaussian's mean clipped to [-1, 1], as the env clips it: the deterministic policy a user deploys
     (export.py writes it to ONNX)."""
     network = make_network(config, action_size)
-    return lambda obs: jnp.clip(network.apply(params, normalize(normalizer, obs))[0], -1.0, 1.0)
+    return lambda obs: jnp.clip(network.apply(params, normalize(normalizer, obs), value=False)[0], -1.0, 1.0)
 
 
 def evaluation_policy(config, action_size, params, normalizer, mean=False):
@@ -392,7 +422,7 @@ def evaluation_policy(config, action_size, params, normalizer, mean=False):
     network = make_network(config, action_size)
 
     def policy(obs, key):
-        action_mean, log_std, _ = network.apply(params, normalize(normalizer, obs))
+        action_mean, log_std, _ = network.apply(params, normalize(normalizer, obs), value=False)
         return action_mean if mean else gaussian(action_mean, log_std).sample(seed=key)
 
     return policy

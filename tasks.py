@@ -49,6 +49,9 @@ class Task:
     # (an episode's record: its measures at its last step, reached_time_limit, ...) -> bool: counted in evaluation's
     # success_rate; None: the task has no success to count.
     episode_success: Optional[Callable] = None
+    # (data) -> what the body's state holds that its sensors do not give the policy, for a privileged critic
+    # (envs.CRITIC_GROUPS); None: nothing
+    privileged: Optional[Callable] = None
     draws: int = 3  # how many times `init` calls `uniform`: the env splits the start's key so (one draw: the key as is)
 
 
@@ -291,11 +294,16 @@ def fallen(body, data):
                           config["min_head_height"], config["max_tilt"])
 
 
+def privileged(body, data):
+    """The root's linear velocity in the world frame (m/s) and each foot touch sensor's reading (N)."""
+    return body.xp.concatenate([data.qvel[:3], data.sensordata[body.touch_adr]])
+
+
 def legged_task(body, place_target, reward_terms, measure, **success):
     """A Task of `body` whose stage-specific parts are given; `success`: is_success and episode_success."""
     return Task(functools.partial(start, body, place_target), functools.partial(observe, body),
                 functools.partial(action_to_ctrl, body), reward_terms, functools.partial(fallen, body), measure,
-                **success)
+                privileged=functools.partial(privileged, body), **success)
 
 
 def balance(config, mj_model, xp):

@@ -73,7 +73,9 @@ def load_policy(path, checkpoint, config, env):
     """The policy ({params, normalizer}) stored in `checkpoint` (read from `path`), checked against the network
     `config` builds for `env`."""
     obs = jnp.zeros(env.observation_size)
-    template = {"params": jax.eval_shape(ppo_mjx.make_network(config, env.action_size).init, jax.random.key(0), obs),
+    critic_obs = jnp.zeros(env.critic_observation_size) if env.critic_observation_size else None
+    network = ppo_mjx.make_network(config, env.action_size)
+    template = {"params": jax.eval_shape(network.init, jax.random.key(0), obs, critic_obs),
                 "normalizer": jax.eval_shape(ppo_mjx.normalizer_init, obs[None])}
     return runs.load_tree(path, checkpoint, "policy", template, env.name)
 

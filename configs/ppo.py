@@ -20,6 +20,7 @@ PPO = dict(
     max_grad_norm=1.0,  # global-norm gradient clip
     actor_hidden=(256, 256),  # policy MLP layer sizes (tanh)
     critic_hidden=(256, 256),  # value MLP layer sizes (tanh)
+    privileged_critic=False,  # the critic also reads what only training knows (envs.CRITIC_GROUPS); the policy never
     init_log_std=-0.5,  # initial log std of the Gaussian policy (std ~0.6 in action units)
     action_noise_correlation=0.0,  # exploration noise's AR(1) coefficient in time: 0 white, 0.9 drifts over ~10 steps
     normalize_obs=True,  # running mean/var observation normalization (statistics saved with the params)

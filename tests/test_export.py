@@ -127,30 +127,19 @@ def test_play_observes_what_the_env_step_returns_along_a_randomized_rollout(name
     assert abs(tasks.lowest_point(exported.body, data)) < 1e-9  # NumPy starts rest the lowest foot point on the floor
 
 
-def one_success_rate_explains(successes, other, episodes, z=3.0):
-    """Whether two success counts of `episodes` episodes could both be draws of one success probability: their
-    difference within `z` standard deviations of the difference of two binomial draws at the pooled rate, or 2."""
-    rate = (successes + other) / (2 * episodes)
-    return abs(successes - other) <= max(2.0, z * np.sqrt(2 * episodes * rate * (1 - rate)))
-
-
-def test_one_success_rate_explains_chance_flips_not_a_broken_player():
-    assert one_success_rate_explains(64, 61, 64) and one_success_rate_explains(47, 53, 64)
-    assert not one_success_rate_explains(64, 55, 64) and not one_success_rate_explains(47, 25, 64)
-
-
 @pytest.mark.parametrize("species, stage", [(species, stage) for species in SPECIES for stage in (1, 3)])
 def test_play_succeeds_as_often_as_evaluate_in_plain_mujoco(species, stage):
-    """play.py against evaluate.py --physics mujoco --mean on the same checkpoint and the same episodes (32 or 64):
-    the same starts, pushes and targets (the env's random stream from the same seed), in the committed record of that
-    command. The two differ only by rounding (ONNX against XLA, under 1e-6 in the action), which a marginal episode
-    grows into a fall or a miss either way: so they must agree as two draws of one success rate do, not episode for
-    episode (results/README.md, sixteenth session). How often the committed policies succeed is a result, not a test."""
+    """play.py against evaluate.py --physics mujoco --mean on the same checkpoint and the same episodes (64): the same
+    starts, pushes and targets (the env's random stream from the same seed), in the committed record of that command.
+    Both observe the same function of the same state; they differ by rounding (ONNX against XLA, under 1e-6 in the
+    action; float64 against a state that crosses as float32 each control step), which a marginal episode grows into a
+    fall or a miss either way: so they must agree within 2 of every 32 episodes, not episode for episode. How often
+    the committed policies succeed is a result, not a test."""
     evaluated, summary, _ = replay_evaluation(committed(species, stage))
     episodes = evaluated["episodes"]
     assert episodes >= 32 and "mean actions" in evaluated["policy"]
     played, recorded = (round(run["success_rate"] * episodes) for run in (summary, evaluated))
-    assert one_success_rate_explains(played, recorded, episodes), (summary, evaluated)
+    assert abs(played - recorded) <= 2 * episodes / 32, (summary, evaluated)
 
 
 def test_play_never_imports_jax_and_films(tmp_path):

@@ -1,7 +1,9 @@
 """The learner's pieces against simple references, and PPO learning a small MJX task."""
 
+import functools
 import math
 from types import SimpleNamespace
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -182,7 +184,7 @@ def test_ppo_learns_cartpole_beyond_any_random_episode():
     assert returns.mean(1).min() >= 150.0, returns.mean(1)
 
 
-def gaussian_policy(params, obs):
+def gaussian_policy(params, obs, critic_obs=None):
     """A stand-in for the network: every observation gets the same Gaussian and value, set by `params`."""
     batch = obs.shape[0]
     return (jnp.broadcast_to(params["mean"], (batch, 2)), jnp.broadcast_to(params["log_std"], (batch, 2)),
@@ -235,7 +237,7 @@ def test_ppo_loss_matches_a_numpy_reference(correlation):
     old_value = np.array([1.5, 0.9, 0.0, 1.1, 1.0], np.float32)  # new value 1.0: clipped where |1 - old| > eps
     advantage = np.array([2.0, -1.0, 0.5, 3.0, -4.0], np.float32)
     target = np.array([0.0, 2.0, 1.0, -1.0, 1.5], np.float32)
-    batch = ppo_mjx.Batch(jnp.zeros((5, 3)), jnp.asarray(action), jnp.asarray(carried),
+    batch = ppo_mjx.Batch(jnp.zeros((5, 3)), None, jnp.asarray(action), jnp.asarray(carried),
                           jnp.asarray(old_log_prob, jnp.float32), jnp.asarray(old_value), jnp.asarray(advantage),
                           jnp.asarray(target))
     hparams = dict(clip_eps=0.2, vf_coef=0.5, ent_coef=0.01)
@@ -266,9 +268,10 @@ def test_update_metrics_against_hand_counted_values():
     targets = np.array([[1.5, 2.0], [0.0, 1.0], [2.0, 1.0]], np.float32)
     info = {"reward/upright": reward * 2, "pelvis_height": np.full((T, N), 0.9), "nan_reset": truncated * 1.0}
     zeros = jnp.zeros((T, N))
-    traj = ppo_mjx.Transition(zeros, zeros, zeros, zeros, jnp.asarray(value), jnp.asarray(reward),
-                              jnp.asarray(terminated), jnp.asarray(truncated), zeros, jnp.asarray(finished_return),
-                              jnp.asarray(finished_length), {k: jnp.asarray(v) for k, v in info.items()})
+    traj = ppo_mjx.Transition(zeros, None, zeros, zeros, zeros, jnp.asarray(value), jnp.asarray(reward),
+                              jnp.asarray(terminated), jnp.asarray(truncated), zeros, None,
+                              jnp.asarray(finished_return), jnp.asarray(finished_length),
+                              {k: jnp.asarray(v) for k, v in info.items()})
     losses = {"actor_loss": jnp.array([[1.0, 3.0]]), "approx_kl": jnp.array([[0.1, 0.3]])}
     metrics = {k: float(v) for k, v in ppo_mjx.update_metrics(traj, losses, jnp.asarray(targets), jnp.array(4),
                                                                 T * N).items()}
@@ -332,3 +335,61 @@ def test_make_train_trains_a_plain_jax_env_as_it_is():
         metrics["episode_return"]
     doubled = ppo_mjx.hyperparameters(config, dict(env.default_params, alive=jnp.float32(2.0)))
     np.testing.assert_array_equal(train(key, doubled)["metrics"]["reward"], 2.0)
+
+
+@struct.dataclass
+class PrivilegedState:
+    """A state of `env` with a critic observation beside the policy's: what ppo_mjx reads of an env with a privileged
+    critic."""
+
+    inner: Any
+    critic_obs: jax.Array
+    final_critic_obs: jax.Array
+    obs = property(lambda self: self.inner.obs)
+    reward = property(lambda self: self.inner.reward)
+    terminated = property(lambda self: self.inner.terminated)
+    truncated = property(lambda self: self.inner.truncated)
+    final_obs = property(lambda self: self.inner.final_obs)
+    info = property(lambda self: self.inner.info)
+
+
+def with_critic_view(env, view, critic_size):
+    """`env` handing its critic `view(obs)` (`critic_size` numbers) as a privileged observation."""
+
+    def reset(key):
+        state = env.reset(key)
+        return PrivilegedState(state, view(state.obs), view(state.final_obs))
+
+    def step(state, action, params):
+        inner = env.step(state.inner, action, params)
+        return PrivilegedState(inner, view(inner.obs), view(inner.final_obs))
+
+    return SimpleNamespace(**(vars(env) | dict(reset=reset, step=step, critic_observation_size=critic_size)))
+
+
+def test_a_privileged_critic_reads_its_own_observation_and_the_policy_never_does():
+    """A critic observation equal to the policy's trains exactly as none does; one with more in it gets a critic of
+    its width and statistics of its own, while the policy (its layers, its first rollout) does not change."""
+    env = make_plain_cartpole()
+    config = dict(CONFIG, total_timesteps=64 * 32 * 3)
+    train = lambda env: jax.device_get(jax.jit(ppo_mjx.make_train(config, env))(jax.random.key(0)))
+    plain = train(env)
+    same = train(with_critic_view(env, lambda obs: obs, 4))
+    close = functools.partial(np.testing.assert_allclose, rtol=1e-4, atol=1e-6)  # float rounding: fused differently
+    for name, value in plain["metrics"].items():
+        close(same["metrics"][name], value, err_msg=name)
+    jax.tree.map(close, same["runner"].train_state.params, plain["runner"].train_state.params)
+    jax.tree.map(close, same["runner"].critic_normalizer, plain["runner"].normalizer)
+    assert plain["runner"].critic_normalizer is None
+
+    richer = train(with_critic_view(env, lambda obs: jnp.concatenate([obs, 10.0 * obs[..., :1] + 3.0], -1), 5))
+    params, critic_normalizer = richer["runner"].train_state.params["params"], richer["runner"].critic_normalizer
+    critic_first = f"Dense_{len(config['actor_hidden']) + 1}"  # after the actor's hidden layers and its mean
+    assert params["Dense_0"]["kernel"].shape == (4, config["actor_hidden"][0])
+    assert params[critic_first]["kernel"].shape == (5, config["critic_hidden"][0])
+    assert critic_normalizer.mean.shape == (5,) and critic_normalizer.mean[4] == pytest.approx(
+        10.0 * critic_normalizer.mean[0] + 3.0, rel=1e-5)
+    first = {k: v[0] for k, v in richer["metrics"].items()}
+    for name in ("episode_return", "episode_length", "reward"):  # the first rollout: the same actions
+        assert first[name] == pytest.approx(plain["metrics"][name][0], rel=1e-6), name
+    assert abs(first["value_loss"] / plain["metrics"]["value_loss"][0] - 1) > 1e-3  # its critic read the extra

@@ -21,9 +21,10 @@ PUSH_SPEED, PUSH_INTERVAL = (0.2, 0.5), (2, 3)
 
 @pytest.fixture(scope="module")
 def rollout():
-    """The T-Rex stage-1 env with its default randomization, ranged pushes and short episodes: random actions for
-    STEPS steps in ENVS envs, keeping every step's state; compiled once for the tests here."""
-    env = envs.make_env("trex_stage1", episode_length=EPISODE, push_speed=PUSH_SPEED, push_interval=PUSH_INTERVAL)
+    """The T-Rex stage-1 env with its default randomization, ranged pushes, short episodes and a privileged critic:
+    random actions for STEPS steps in ENVS envs, keeping every step's state; compiled once for the tests here."""
+    env = envs.make_env("trex_stage1", episode_length=EPISODE, push_speed=PUSH_SPEED, push_interval=PUSH_INTERVAL,
+                        privileged_critic=True)
 
     @jax.jit
     def run(key):
@@ -164,6 +165,34 @@ def test_play_pushes_within_the_ranges_as_the_env_does():
     assert list(np.flatnonzero(fixed)) == [50, 100, 150] and fixed[100] == pytest.approx(0.4)
 
 
+def test_the_critic_observes_the_clean_observation_the_draws_the_push_and_the_body(rollout):
+    """The privileged critic's observation, group by group (envs.CRITIC_GROUPS), of every state: the policy's
+    observation without its noise, the episode's draws, the wait for the next push and the last kick, the root's
+    velocity and the feet's touch sensors; `final_critic_obs` that of the state before an auto-reset."""
+    env, first, before, _, after = rollout
+    plan, size = randomization.plan(env.config, env.mj_model), env.observation_size
+    body = tasks.legged_body(env.config, env.mj_model, np)
+    draws = np.concatenate([after.episode[name].reshape(STEPS, ENVS, -1) for name in plan.ranges], -1)
+    push = np.concatenate([(after.episode["next_push"] - after.time)[..., None], after.episode["last_kick"]], -1)
+    own = np.concatenate([after.data.qvel[..., :3], after.data.sensordata[..., body.touch_adr]], -1)
+    layout = [size, draws.shape[-1], 3, own.shape[-1]]
+    assert after.critic_obs.shape[-1] == env.critic_observation_size == sum(layout)
+    clean, drawn, pushed, state = np.split(after.critic_obs, np.cumsum(layout)[:-1], axis=-1)
+    noise = after.obs - clean
+    assert np.all(np.abs(noise) <= plan.noise + 1e-5) and np.abs(noise).max() > 0.5 * plan.noise.max()
+    np.testing.assert_array_equal(drawn, draws)
+    np.testing.assert_array_equal(pushed, push)
+    np.testing.assert_allclose(state, own, rtol=1e-6)
+    speeds, kicks = after.info["push_speed"], after.episode["last_kick"]
+    ended = after.terminated | after.truncated
+    due = (speeds > 0) & ~ended
+    np.testing.assert_allclose(np.linalg.norm(kicks[due], axis=-1), speeds[due], rtol=1e-5)
+    np.testing.assert_array_equal(kicks[~due & ~ended], before.episode["last_kick"][~due & ~ended])
+    np.testing.assert_array_equal(after.final_critic_obs[~ended], after.critic_obs[~ended])
+    assert not np.any(np.all(after.final_critic_obs[ended] == after.critic_obs[ended], axis=-1))  # the old episode's
+    assert np.all(after.critic_obs[ended][:, size + draws.shape[-1] + 1:][:, :2] == 0)  # a new episode: no kick yet
+
+
 def test_play_resets_with_the_draws_of_the_env(rollout):
     """play.py's reset (NumPy, no JAX) under the env's own random stream (play_vs_evaluate.env_draws, which replays
     envs.py's key splits): the same draws, recent actions and first push as the env's reset, written into its model
@@ -174,7 +203,7 @@ def test_play_resets_with_the_draws_of_the_env(rollout):
     draws, data = env_draws(exported, 0, ENVS), mujoco.MjData(exported.mj_model)
     for i in range(ENVS):
         obs, episode = play.reset(exported, data, draws(i))
-        drawn = {name: value[i] for name, value in first.episode.items()}
+        drawn = {name: value[i] for name, value in first.episode.items() if name != "last_kick"}  # the critic's
         assert set(episode) == set(drawn)
         for name, value in drawn.items():
             np.testing.assert_allclose(episode[name], value, rtol=1e-6, atol=0, err_msg=name)
