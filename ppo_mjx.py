@@ -112,6 +112,8 @@ def normalizer_init(obs_batch):
 
 
 def normalizer_update(norm, obs_batch):
+    if obs_batch is None:  # no critic observation
+        return norm
     batch_mean, batch_var, batch_count = obs_batch.mean(0), obs_batch.var(0), obs_batch.shape[0]
     total = norm.count + batch_count
     delta = batch_mean - norm.mean
@@ -121,12 +123,21 @@ def normalizer_update(norm, obs_batch):
 
 
 def normalizer_start(obs_batch, normalize_obs):
-    """The statistics of a first batch, or fixed ones (mean 0, variance 1) when observations go unnormalized."""
+    """The statistics of a first batch, or fixed ones (mean 0, variance 1) when observations go unnormalized; None for
+    no observation."""
+    if obs_batch is None:
+        return None
     normalizer = normalizer_init(obs_batch)
     if not normalize_obs:
         size = obs_batch.shape[-1]
         normalizer = Normalizer(jnp.zeros(size), jnp.ones(size), jnp.zeros(()))
     return normalizer
+
+
+def critic_observation(state, final=False):
+    """An env state's observation for the critic alone (`final`: at the end of its last transition, before any
+    auto-reset); None where the env hands none and the critic reads `obs`."""
+    return getattr(state, "final_critic_obs" if final else "critic_obs", None)
 
 
 def normalize(norm, obs):
@@ -246,6 +257,11 @@ class Runner:
     update: jax.Array  # updates done so far
 
 
+def normalized(runner, obs, critic_obs):
+    """The network's inputs: the policy's observation and the critic's own (or None), each by its own statistics."""
+    return normalize(runner.normalizer, obs), normalize(runner.critic_normalizer, critic_obs)
+
+
 def check_config(config):
     """ValueError for settings the trainer cannot run."""
     batch = config["num_envs"] * config["num_steps"]
@@ -279,18 +295,15 @@ def make_trainer(config, env):
     num_optimizer_steps = num_updates * config["update_epochs"] * config["num_minibatches"]
     noise_correlation = config["action_noise_correlation"]
     network = make_network(config, env.action_size)
-    critic_size = getattr(env, "critic_observation_size", None)  # None: the critic reads the policy's observation
-    critic_obs, final_critic_obs = ((lambda state: state.critic_obs), (lambda state: state.final_critic_obs)) \
-        if critic_size else ((lambda state: None), (lambda state: None))
+    flat = functools.partial(jax.tree.map, lambda x: x.reshape((batch_size,) + x.shape[2:]))  # [time, env] -> [batch]
 
     def init(rng, hparams):
         rng, init_key, reset_key = jax.random.split(rng, 3)
         env_state = jax.vmap(env.reset)(jax.random.split(reset_key, num_envs))
-        params = network.init(init_key, jnp.zeros(env.observation_size),
-                              jnp.zeros(critic_size) if critic_size else None)
+        params = network.init(init_key, jnp.zeros(env.observation_size), critic_observation(env_state))  # shapes only
         train_state = TrainState(params, make_optimizer(config, hparams, num_optimizer_steps).init(params))
         normalizer = normalizer_start(env_state.obs, config["normalize_obs"])
-        critic_normalizer = normalizer_start(env_state.critic_obs, config["normalize_obs"]) if critic_size else None
+        critic_normalizer = normalizer_start(critic_observation(env_state), config["normalize_obs"])
         zeros = jnp.zeros(num_envs)
         return Runner(train_state, normalizer, critic_normalizer, env_state, zeros, zeros,
                       jnp.zeros((num_envs, env.action_size)), rng, jnp.zeros((), jnp.int32))
@@ -298,9 +311,9 @@ def make_trainer(config, env):
     def _update_step(hparams, runner, _):
         def _env_step(runner, _):
             rng, action_key = jax.random.split(runner.rng)
+            critic_obs = critic_observation(runner.env_state)
             mean, log_std, value = network.apply(runner.train_state.params,
-                                                 normalize(runner.normalizer, runner.env_state.obs),
-                                                 normalize(runner.critic_normalizer, critic_obs(runner.env_state)))
+                                                 *normalized(runner, runner.env_state.obs, critic_obs))
             carried_noise = noise_correlation * runner.action_noise
             pi = exploring_gaussian(mean, log_std, carried_noise, noise_correlation)
             action = pi.sample(seed=action_key)
@@ -309,10 +322,9 @@ def make_trainer(config, env):
             episode_return = runner.episode_return + env_state.reward
             episode_length = runner.episode_length + 1
             transition = Transition(
-                runner.env_state.obs, critic_obs(runner.env_state), action, carried_noise, pi.log_prob(action), value,
-                env_state.reward, env_state.terminated, env_state.truncated, env_state.final_obs,
-                final_critic_obs(env_state), jnp.where(done, episode_return, 0.0), jnp.where(done, episode_length, 0.0),
-                env_state.info)
+                runner.env_state.obs, critic_obs, action, carried_noise, pi.log_prob(action), value, env_state.reward,
+                env_state.terminated, env_state.truncated, env_state.final_obs, critic_observation(env_state, True),
+                jnp.where(done, episode_return, 0.0), jnp.where(done, episode_length, 0.0), env_state.info)
             runner = runner.replace(env_state=env_state, episode_return=jnp.where(done, 0.0, episode_return),
                                     episode_length=jnp.where(done, 0.0, episode_length),
                                     action_noise=(action - mean) / jnp.exp(log_std), rng=rng)
@@ -321,15 +333,14 @@ def make_trainer(config, env):
         runner, traj = jax.lax.scan(_env_step, runner, None, num_steps)
 
         def _calculate_gae(traj):
-            _, _, next_values = network.apply(runner.train_state.params, normalize(runner.normalizer, traj.final_obs),
-                                              normalize(runner.critic_normalizer, traj.final_critic_obs))
+            _, _, next_values = network.apply(runner.train_state.params,
+                                              *normalized(runner, traj.final_obs, traj.final_critic_obs))
             return gae_advantages(traj.reward, traj.value, next_values, traj.terminated, traj.truncated,
                                   hparams["gamma"], hparams["gae_lambda"])
 
         advantages, targets = _calculate_gae(traj)
-        batch = Batch(normalize(runner.normalizer, traj.obs), normalize(runner.critic_normalizer, traj.critic_obs),
-                      traj.action, traj.carried_noise, traj.log_prob, traj.value, advantages, targets)
-        batch = jax.tree.map(lambda x: x.reshape((batch_size,) + x.shape[2:]), batch)
+        batch = flat(Batch(*normalized(runner, traj.obs, traj.critic_obs), traj.action, traj.carried_noise,
+                           traj.log_prob, traj.value, advantages, targets))
         tx = make_optimizer(config, hparams, num_optimizer_steps)
 
         def _update_epoch(carry, _):
@@ -352,13 +363,11 @@ def make_trainer(config, env):
         (train_state, rng), losses = jax.lax.scan(_update_epoch, (runner.train_state, runner.rng), None,
                                                   config["update_epochs"])
         # Statistics change only after the update, so the update sees the same normalization as the rollout.
-        normalizer, critic_normalizer = runner.normalizer, runner.critic_normalizer
+        runner = runner.replace(train_state=train_state, rng=rng)
         if config["normalize_obs"]:
-            normalizer = normalizer_update(normalizer, traj.obs.reshape(batch_size, -1))
-            if critic_size:
-                critic_normalizer = normalizer_update(critic_normalizer, traj.critic_obs.reshape(batch_size, -1))
-        runner = runner.replace(train_state=train_state, normalizer=normalizer, critic_normalizer=critic_normalizer,
-                                rng=rng)
+            critic_normalizer = normalizer_update(runner.critic_normalizer, flat(traj.critic_obs))
+            runner = runner.replace(normalizer=normalizer_update(runner.normalizer, flat(traj.obs)),
+                                    critic_normalizer=critic_normalizer)
         metrics = update_metrics(traj, losses, targets, runner.update, batch_size)
         return runner.replace(update=runner.update + 1), metrics
 
