@@ -189,7 +189,6 @@ class EnvParts:
     blank: Any  # fresh MJX data, from which every start is drawn
     zero_action: jax.Array
     default_params: Any  # what `step` reads when given no params: the config's reward weights (`env_params`)
-    privileged_critic: bool  # states carry the critic's own observation (`critic_observation`)
 
 
 def uniform_from(key, count):
@@ -250,7 +249,7 @@ def reset(parts, key):
     clean_obs = parts.task.observe(data, parts.zero_action)
     obs, false, time = with_noise(parts, clean_obs, noise_key), jnp.zeros((), bool), jnp.zeros((), jnp.int32)
     critic_obs = None
-    if parts.privileged_critic:
+    if parts.config["privileged_critic"]:
         episode |= dict(last_kick=jnp.zeros(2)) if parts.plan.push_interval else {}
         critic_obs = critic_observation(parts, data, clean_obs, episode, time)
     return EnvState(data, obs, jnp.zeros(()), false, false, obs, time, parts.zero_action, key,
@@ -309,7 +308,7 @@ def transition(parts, state, data, episode, action, weights, noise_key):
     clean_obs = parts.task.observe(data, action)
     final_obs = jnp.where(finite, with_noise(parts, clean_obs, noise_key), 0.0)
     final_critic_obs = None
-    if parts.privileged_critic:
+    if parts.config["privileged_critic"]:
         final_critic_obs = jnp.where(finite, critic_observation(parts, data, clean_obs, episode, time), 0.0)
     info = {f"reward/{k}": v for k, v in terms.items()}
     info |= {k: jnp.where(finite, v, 0.0) for k, v in parts.task.measure(data).items()}
@@ -368,8 +367,7 @@ def build_env(name, config, mj_model, task, physics="mjx"):
     else:
         advance = mujoco_physics(mj_model, n_substeps, tuple(plan.fields))
     parts = EnvParts(config, task, plan, mj_model.nu, put_model(mj_model, config["mjx_impl"]), advance,
-                     make_data(mj_model, config["mjx_impl"]), jnp.zeros(mj_model.nu), env_params(config),
-                     config["privileged_critic"])
+                     make_data(mj_model, config["mjx_impl"]), jnp.zeros(mj_model.nu), env_params(config))
     first = jax.eval_shape(functools.partial(reset, parts), jax.random.key(0))
     check_reward_terms(name, config, first)
     critic_size = None if first.critic_obs is None else int(first.critic_obs.shape[-1])
