@@ -39,7 +39,7 @@ def stage_configs(species, overrides):
 def check_gate(gate, env):
     """ConfigError unless every metric `gate` names is one that `env`'s evaluation reports."""
     known = evaluation.evaluation_metric_names(env)
-    unknown = sorted(set(gate["min"]) - set(known))
+    unknown = sorted((set(gate["min"]) | set(gate.get("max", {}))) - set(known))
     if unknown:
         raise ConfigError(f"env '{env.name}': the gate names {', '.join(unknown)}, which its evaluation does not "
                           f"report; metrics: {', '.join(known)}")
@@ -65,11 +65,14 @@ def curriculum_envs(names, configs):
 
 
 def gate_decision(gate, summary, previous):
-    """One gate evaluation: `summary` passes when every metric of `gate["min"]` is at least its threshold; the gate
-    passes when `gate["consecutive"]` evaluations in a row have passed, counting the `previous` decisions."""
-    failing = {k: summary[k] for k, threshold in gate["min"].items() if not summary[k] >= threshold}
+    """One gate evaluation: `summary` passes when every metric of `gate["min"]` is at least its threshold and every one
+    of `gate["max"]` (if any) at most its own; the gate passes when `gate["consecutive"]` evaluations in a row have
+    passed, counting the `previous` decisions."""
+    bounds = gate.get("max", {})
+    failing = ([k for k, threshold in gate["min"].items() if not summary[k] >= threshold]
+               + [k for k, threshold in bounds.items() if not summary[k] <= threshold])
     streak = 0 if failing else (previous[-1]["consecutive"] if previous else 0) + 1
-    return dict(metrics={k: summary[k] for k in gate["min"]}, passed=not failing, consecutive=streak,
+    return dict(metrics={k: summary[k] for k in [*gate["min"], *bounds]}, passed=not failing, consecutive=streak,
                 gate_passed=streak >= gate["consecutive"])
 
 
@@ -95,7 +98,8 @@ def make_gate(gate, path, previous=()):
 
     def outcome():
         return dict(passed=bool(decisions and decisions[-1]["gate_passed"]), evaluations=len(decisions),
-                    min=gate["min"], consecutive=gate["consecutive"])
+                    min=gate["min"], **({"max": gate["max"]} if "max" in gate else {}),
+                    consecutive=gate["consecutive"])
 
     return after_chunk, outcome
 

@@ -23,6 +23,7 @@ from flax import struct
 from mujoco import mjx
 from mujoco.mjx import warp as mjx_warp
 
+import commands
 import model_checks
 import randomization
 import tasks
@@ -183,6 +184,7 @@ class EnvParts:
     config: dict
     task: tasks.Task
     plan: randomization.Plan  # what the config randomizes, pushes included
+    schedule: Optional[commands.Schedule]  # the stage's velocity commands, or None
     nu: int  # actuators: the action size
     mjx_model: Any  # the nominal MJX model; `episode_model` writes an episode's draws into it
     advance: Callable  # (model, data) -> data one control step later (`mjx_physics` or `mujoco_physics`)
@@ -246,6 +248,10 @@ def reset(parts, key):
         draw_key, noise_key = jax.random.split(draw_key)
         episode = randomization.start_episode(parts.plan, parts.nu, uniform_from(draw_key, len(parts.plan.ranges) + 1),
                                               jnp)
+    if parts.schedule is not None:
+        key, command_key = jax.random.split(key)
+        command, episode["next_command"] = commands.start(parts.schedule, uniform_from(command_key, 3), jnp)
+        data = data.replace(userdata=command)
     clean_obs = parts.task.observe(data, parts.zero_action)
     obs, false, time = with_noise(parts, clean_obs, noise_key), jnp.zeros((), bool), jnp.zeros((), jnp.int32)
     critic_obs = None
@@ -282,6 +288,16 @@ def push(parts, data, key, time, episode):
     if "last_kick" in episode:  # kept for a privileged critic
         episode = episode | dict(last_kick=jnp.where(speed > 0, kick, episode["last_kick"]))
     return data.replace(qvel=data.qvel.at[:2].add(kick)), episode, speed if plan.ranged_push else None
+
+
+def recommand(parts, data, key, time, episode):
+    """`data` and `episode` after control step `time` of the command schedule (commands.update): a fresh command in
+    `userdata` when one is due. Stages without commands are returned as they are."""
+    if parts.schedule is None:
+        return data, episode
+    command, next_command = commands.update(parts.schedule, time, data.userdata, episode["next_command"],
+                                            uniform_from(key, 3), jnp)
+    return data.replace(userdata=command), episode | dict(next_command=next_command)
 
 
 def episode_model(parts, episode):
@@ -335,11 +351,14 @@ def step(parts, state, action, params=None):
     weights = parts.default_params if params is None else params
     action = jnp.clip(action, -1.0, 1.0)
     rng, push_key, reset_key = jax.random.split(state.rng, 3)
-    noise_key = None
+    noise_key = command_key = None
     if parts.plan.noise is not None:
         rng, noise_key = jax.random.split(rng)
+    if parts.schedule is not None:
+        rng, command_key = jax.random.split(rng)
     data, episode = actuate(parts, state.data, action, state.episode)
     data, episode, pushed = push(parts, data, push_key, state.time, episode)
+    data, episode = recommand(parts, data, command_key, state.time, episode)
     data = parts.advance(episode_model(parts, episode), data)
     terminated, truncated, reward, final_obs, final_critic_obs, time, info = transition(parts, state, data, episode,
                                                                                          action, weights, noise_key)
@@ -366,8 +385,9 @@ def build_env(name, config, mj_model, task, physics="mjx"):
         advance = mjx_physics(n_substeps)
     else:
         advance = mujoco_physics(mj_model, n_substeps, tuple(plan.fields))
-    parts = EnvParts(config, task, plan, mj_model.nu, put_model(mj_model, config["mjx_impl"]), advance,
-                     make_data(mj_model, config["mjx_impl"]), jnp.zeros(mj_model.nu), env_params(config))
+    impl = config["mjx_impl"]
+    parts = EnvParts(config, task, plan, commands.schedule(config), mj_model.nu, put_model(mj_model, impl), advance,
+                     make_data(mj_model, impl), jnp.zeros(mj_model.nu), env_params(config))
     first = jax.eval_shape(functools.partial(reset, parts), jax.random.key(0))
     check_reward_terms(name, config, first)
     critic_size = None if first.critic_obs is None else int(first.critic_obs.shape[-1])

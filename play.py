@@ -3,16 +3,19 @@ MuJoCo's viewer, where you steer.
 
     python play.py results/trex_curriculum_cpu_seed0/trex_stage1/policy.onnx --episodes 32
     python play.py results/trex_curriculum_cpu_seed0/trex_stage3 --episodes 4 --video bite.mp4
-    python play.py results/trex_curriculum_cpu_seed0/trex_stage2 --viewer          # needs a display
+    python play.py results/trex_curriculum_cpu_seed0/trex_stage2 --viewer          # steer it (needs a display)
+    python play.py results/trex_curriculum_cpu_seed0/trex_stage2 --command 1.5,0,0.5 --video turn.mp4
 
 It needs MuJoCo, onnxruntime and NumPy, never JAX. Start states, observations, actions to controls, rewards, falls and
 success are tasks.py's own functions, and the domain randomization (each episode's draws written into the model,
-delayed and offset controls, pushes, observation noise) is randomization.py's, run on NumPy arrays: the code the
-policy was trained with. A control step sets the controls, kicks the pelvis when a push is due (as the stage's config
-sets pushes) and runs ctrl_dt / sim_dt MuJoCo steps; the policy then observes the data as `mj_step` leaves it, as MJX
+delayed and offset controls, pushes, observation noise) is randomization.py's and the velocity commands' schedule
+commands.py's, run on NumPy arrays: the code the policy was trained with. A control step sets the controls, kicks the
+pelvis when a push is due (as the stage's config sets pushes), draws a fresh command when one is due and runs
+ctrl_dt / sim_dt MuJoCo steps; the policy then observes the data as `mj_step` leaves it, as MJX
 training does: the new positions and velocities, and the body poses, contacts and sensors that the last step computed
 before it integrated (no mj_forward after stepping: this loop is the one piece that mirrors envs.build_env).
-Headless, it prints the metrics evaluate.py prints, the policy's inference time per step and how much faster than
+Headless, it prints the metrics evaluate.py prints (with a stage's tracking errors against its random command
+schedule, or against one held command: --command), the policy's inference time per step and how much faster than
 real time it ran.
 """
 
@@ -27,6 +30,7 @@ import hashlib  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+import dataclasses  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from typing import Any, Callable  # noqa: E402
 
@@ -34,6 +38,7 @@ import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 import onnxruntime  # noqa: E402
 
+import commands  # noqa: E402
 import files  # noqa: E402
 import randomization  # noqa: E402
 import rendering  # noqa: E402
@@ -43,7 +48,7 @@ from configs import ConfigError  # noqa: E402
 FORMAT = "dino-mjx-policy-1"  # of policy.json, written by export.py
 POLICY_ONNX, POLICY_JSON = "policy.onnx", "policy.json"
 KEY_PUSH_SPEED = 0.5  # (m/s) the P key's push in a stage without pushes
-KEYS = {  # GLFW key codes the viewer hands to play.py, and what each does
+KEYS = {  # GLFW key codes the viewer hands to play.py, and what each does; a stage with commands: COMMAND_KEYS
     265: ("Up", "target 0.5 m farther along the dinosaur's facing"),
     264: ("Down", "target 0.5 m nearer"),
     263: ("Left", "turn the target 0.3 rad to the left around the dinosaur"),
@@ -53,6 +58,15 @@ KEYS = {  # GLFW key codes the viewer hands to play.py, and what each does
     80: ("P", f"push the dinosaur in a random direction (the stage's push speed, the top of a range, or "
               f"{KEY_PUSH_SPEED} m/s)"),
     82: ("R", "start a new episode"),
+}
+COMMAND_KEYS = {  # GLFW key code: (name, what it does, the change to the command: forward, left (m/s), yaw rate)
+    265: ("Up", "faster forward (+0.25 m/s)", (0.25, 0.0, 0.0)),
+    264: ("Down", "slower forward, then backward (-0.25 m/s)", (-0.25, 0.0, 0.0)),
+    263: ("Left", "turn more to the left (+0.25 rad/s)", (0.0, 0.0, 0.25)),
+    262: ("Right", "turn more to the right (-0.25 rad/s)", (0.0, 0.0, -0.25)),
+    44: (",", "more sideways to the left (+0.1 m/s)", (0.0, 0.1, 0.0)),
+    46: (".", "more sideways to the right (-0.1 m/s)", (0.0, -0.1, 0.0)),
+    268: ("Home", "stop: command standing still", None),
 }
 
 
@@ -66,6 +80,7 @@ class Exported:
     task: tasks.Task  # on NumPy arrays
     body: tasks.Body
     plan: randomization.Plan  # what its config randomizes; each reset writes the episode's draws into mj_model
+    schedule: Any  # its stage's velocity commands (commands.Schedule), or None
     session: Any  # onnxruntime.InferenceSession
 
     def act(self, obs):
@@ -121,30 +136,45 @@ def load_exported(source):
 
 def exported_policy(spec, config, mj_model, session):
     """An Exported for `config` (checked: ConfigError for a range that cannot be drawn) and its NumPy task."""
+    if config.get("task") not in tasks.TASKS:
+        raise ConfigError(f"the policy's task {config.get('task')!r} is not one of this code's: "
+                          f"{', '.join(tasks.TASKS)} (play it at the commit that trained it)")
     randomization.check(config, mj_model)
     return Exported(spec, config, mj_model, tasks.TASKS[config["task"]](config, mj_model, np),
-                    tasks.legged_body(config, mj_model, np), randomization.plan(config, mj_model), session)
+                    tasks.legged_body(config, mj_model, np), randomization.plan(config, mj_model),
+                    commands.schedule(config), session)
+
+
+def holding(exported, command):
+    """`exported` playing one velocity command (forward, left, yaw rate) for ever; ConfigError for a policy whose
+    stage follows no commands."""
+    if exported.schedule is None:
+        raise ConfigError(f"--command: {exported.spec['env']} follows no velocity commands (stage 2 does)")
+    return dataclasses.replace(exported, schedule=commands.held(command))
 
 
 @dataclass(frozen=True)
 class Draws:
     """Where an episode's randomness comes from, each a `uniform(shape, low, high)` callback: `start` for its start
     (tasks.Task.init), `episode` for what it draws at reset (randomization.start_episode), `push(time_step)` for that
-    control step's push (randomization.push) and `noise(time_step)` for the noise on the observation after that many
-    steps. play.py draws them all from one NumPy generator; a test hands in the env's own JAX streams, to replay
+    control step's push (randomization.push), `noise(time_step)` for the noise on the observation after that many
+    steps and `command(time_step)` for that control step's command schedule (commands.update; -1: the first command,
+    at reset). play.py draws them all from one NumPy generator; a test hands in the env's own JAX streams, to replay
     evaluate.py's episodes."""
 
     start: Callable
     episode: Callable
     push: Callable
     noise: Callable
+    command: Callable
 
 
 def numpy_draws(rng):
     def uniform(shape, low, high):
         return rng.uniform(low, high, size=shape)
 
-    return Draws(uniform, uniform, lambda time_step: uniform, lambda time_step: uniform)
+    every_step = lambda time_step: uniform  # noqa: E731
+    return Draws(uniform, uniform, every_step, every_step, every_step)
 
 
 def observe(exported, data, prev_action, noise):
@@ -158,7 +188,7 @@ def observe(exported, data, prev_action, noise):
 def reset(exported, data, draws):
     """A fresh start in `data`, as the env's reset makes one: tasks' start state on blank data, and the episode's
     draws (randomization.py) written into exported.mj_model. Returns (the first observation, the episode: its draws,
-    recent actions and next push, as envs.py keeps them)."""
+    recent actions, next push and next command, as envs.py keeps them)."""
     model, plan = exported.mj_model, exported.plan
     mujoco.mj_resetData(model, data)
 
@@ -170,6 +200,8 @@ def reset(exported, data, draws):
 
     exported.task.init(draws.start, kinematics, data)
     episode = randomization.start_episode(plan, model.nu, draws.episode, np) if plan.draws_episode else {}
+    if exported.schedule is not None:
+        data.userdata[:], episode["next_command"] = commands.start(exported.schedule, draws.command(-1), np)
     for field, value in randomization.model_values(plan.fields, plan.where, episode, np).items():
         getattr(model, field)[:] = value
     return observe(exported, data, np.zeros(model.nu), draws.noise(0)), episode
@@ -177,8 +209,9 @@ def reset(exported, data, draws):
 
 def control_step(exported, data, action, draws, time_step, episode):
     """One control step from `action` (clipped to [-1, 1]) as the env takes it: controls (delayed and offset as the
-    episode drew), a push when one is due, the physics (data as `mj_step` leaves it, see above). Returns the episode
-    (its recent actions and next push) and the speed of the push (0 when none was due)."""
+    episode drew), a push when one is due, a fresh command when one is due, the physics (data as `mj_step` leaves it,
+    see above). Returns the episode (its recent actions, next push and next command) and the speed of the push (0
+    when none was due)."""
     config, plan = exported.config, exported.plan
     ctrl, episode = randomization.controls(exported.task.action_to_ctrl, np.clip(action, -1.0, 1.0), episode, np)
     data.ctrl[:] = ctrl
@@ -186,6 +219,9 @@ def control_step(exported, data, action, draws, time_step, episode):
     if plan.push_interval:
         kick, speed, episode = randomization.push(plan, time_step, episode, draws.push(time_step), np)
         data.qvel[:2] += kick
+    if exported.schedule is not None:
+        data.userdata[:], episode["next_command"] = commands.update(
+            exported.schedule, time_step, data.userdata.copy(), episode["next_command"], draws.command(time_step), np)
     mujoco.mj_step(exported.mj_model, data, nstep=round(config["ctrl_dt"] / config["sim_dt"]))
     return episode, float(speed)
 
@@ -266,12 +302,31 @@ def move_target(exported, data, key):
     data.mocap_pos[target] = pelvis + offset
 
 
+def change_command(command, key):
+    """The command (forward, left, yaw rate) after a COMMAND_KEYS key is pressed."""
+    change = COMMAND_KEYS[key][2]
+    return np.zeros(commands.SIZE) if change is None else np.asarray(command) + change
+
+
+def command_text(command):
+    return f"forward {command[0]:+.2f} m/s, left {command[1]:+.2f} m/s, turn {command[2]:+.2f} rad/s"
+
+
 def play_in_viewer(exported, seed):
-    """The policy in MuJoCo's viewer at real time; keys (KEYS) steer the target, push and restart."""
+    """The policy in MuJoCo's viewer at real time. A stage that follows velocity commands holds the one the keys set
+    (COMMAND_KEYS; standing still at first, or --command's), shown in the viewer; other stages' keys (KEYS) steer the
+    target. P pushes and R restarts in both."""
     import mujoco.viewer  # needs a display
 
+    steered = exported.schedule is not None
+    if steered and exported.schedule.interval[0] != commands.NEVER:
+        exported = holding(exported, np.zeros(commands.SIZE))
+    shown = ([(name, what) for name, what, _ in COMMAND_KEYS.values()] if steered
+             else [KEYS[code] for code in KEYS if code not in (80, 82)])
     draws, data, pressed = numpy_draws(np.random.default_rng(seed)), mujoco.MjData(exported.mj_model), []
-    print("\n".join(f"  {name:>9}  {what}" for name, what in KEYS.values()))
+    print("\n".join(f"  {name:>9}  {what}" for name, what in [*shown, KEYS[80], KEYS[82]]))
+    if steered:
+        print(f"command: {command_text(exported.schedule.low)}", flush=True)
     with mujoco.viewer.launch_passive(exported.mj_model, data, key_callback=pressed.append) as viewer:
         (obs, episode), time_step = reset(exported, data, draws), 0
         while viewer.is_running():
@@ -285,7 +340,11 @@ def play_in_viewer(exported, seed):
                         speed = randomization.as_range(pushes)[1]
                         angle = draws.start((), -np.pi, np.pi)
                         data.qvel[:2] += speed * np.array([np.cos(angle), np.sin(angle)])
-                    elif key in KEYS:
+                    elif steered and key in COMMAND_KEYS:  # held from now on, through restarts too
+                        exported = holding(exported, change_command(data.userdata, key))
+                        data.userdata[:] = exported.schedule.low
+                        print(f"command: {command_text(data.userdata)}", flush=True)
+                    elif not steered and key in KEYS:
                         move_target(exported, data, key)
                 action = np.clip(exported.act(obs), -1.0, 1.0)
                 episode, _ = control_step(exported, data, action, draws, time_step, episode)
@@ -294,6 +353,8 @@ def play_in_viewer(exported, seed):
                 if (exported.task.is_terminated(data) or exported.task.is_success(data)
                         or time_step >= exported.config["episode_length"]):
                     (obs, episode), time_step = reset(exported, data, draws), 0
+            if steered:
+                viewer.set_texts((None, None, "command", command_text(data.userdata)))
             viewer.sync()
             time.sleep(max(0.0, exported.config["ctrl_dt"] - (time.perf_counter() - start)))
 
@@ -306,7 +367,21 @@ def parse_args(argv):
     parser.add_argument("--out", help="write the metrics as JSON here")
     rendering.add_video_arguments(parser)
     parser.add_argument("--viewer", action="store_true", help="play in MuJoCo's viewer and steer (needs a display)")
+    parser.add_argument("--command", metavar="VX,VY,YAW",
+                        help="a stage that follows velocity commands: hold this one (forward, left m/s; yaw rate "
+                             "rad/s, to the left) instead of its random schedule; in the viewer, the first")
     return parser.parse_args(argv)
+
+
+def parse_command(text):
+    """(forward, left, yaw rate) from "VX,VY,YAW"; ConfigError otherwise."""
+    try:
+        command = [float(x) for x in text.split(",")]
+    except ValueError:
+        command = []
+    if len(command) != commands.SIZE or not np.all(np.isfinite(command)):
+        raise ConfigError(f"--command {text!r}: three numbers VX,VY,YAW (m/s, m/s, rad/s), e.g. 1.0,0,0.5")
+    return command
 
 
 def main(argv=None):
@@ -319,6 +394,8 @@ def main(argv=None):
         if args.episodes < 1:
             raise ConfigError(f"--episodes {args.episodes}: at least 1")
         exported = load_exported(args.source)
+        if args.command is not None:
+            exported = holding(exported, parse_command(args.command))
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
@@ -326,6 +403,7 @@ def main(argv=None):
         play_in_viewer(exported, args.seed)
         return
     summary, films = play_episodes(exported, args.episodes, args.seed, film=args.video_episodes if args.video else 0)
+    summary |= dict(held_command=args.command) if args.command is not None else {}
     summary |= dict(command=" ".join(["python play.py", *(argv if argv is not None else sys.argv[1:])]),
                     date=time.strftime("%Y-%m-%d"), machine=files.host(["mujoco", "onnxruntime", "numpy"]))
     print("\n".join(f"{k:>24}  {v:.4g}" if isinstance(v, float) else f"{k:>24}  {v}" for k, v in summary.items()))

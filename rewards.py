@@ -39,9 +39,10 @@ def capped_speed(velocity, direction, max_speed):
     return array_library(velocity).minimum(velocity @ direction, max_speed)
 
 
-def across(velocity, direction):
-    """The part of `velocity` perpendicular to the unit `direction`."""
-    return velocity - (velocity @ direction) * direction
+def tracking(squared_error, sigma):
+    """exp(-squared_error / sigma): 1 on the command, 1/e at a squared error of `sigma` (the anchors' command tracking
+    reward, sigma 0.25 in (m/s)^2 or (rad/s)^2)."""
+    return array_library(squared_error).exp(-squared_error / sigma)
 
 
 def proximity(distance, sigma):

@@ -2,7 +2,8 @@
 
 Three task factories, one per curriculum stage, registered by name in `TASKS` (a config's `task` key):
     balance     - the target marks the start position: stand there under pushes;
-    locomotion  - the target is `command_distance` away along a commanded heading: walk toward it;
+    velocity    - follow the velocity command (forward, sideways, turning; commands.py) that the env draws at reset
+                  and redraws at random waits;
     behaviour   - the target is `target_distance` ahead, up to `target_lateral` aside, `target_height` up: bring a tip
                   site (`tip_sites`) within `success_radius` of it, which ends the episode with the success bonus.
 Each is `factory(config, mj_model, xp) -> Task` and works for any species model that follows the model
@@ -11,9 +12,10 @@ home pose, looked up once) and its functions: start state, observation, action-t
 falling. Everything here runs on the arrays of `xp`: jax.numpy in the envs (envs.py, traced, float32) or NumPy on a
 plain `mujoco.MjData` (play.py, float64, without JAX), so the exported policy sees the observation it was trained on.
 This module imports no JAX; randomness and kinematics come in as callbacks (`Task.init`). Every stage places the
-mocap `target` (added by `load_model`) at reset and observes it the same way, so a policy carries over from stage to
-stage. Each task says what success is (`is_success` ends an episode, `episode_success` scores one in evaluation) and
-which metrics it measures. Adding a task is adding a factory here.
+mocap `target` (added by `load_model`) at reset and observes it, and the velocity command held in the physics
+state's `userdata` (zero where a stage has none), the same way, so a policy carries over from stage to stage. Each
+task says what success is (`is_success` ends an episode, `episode_success` scores one in evaluation) and which metrics
+it measures. Adding a task is adding a factory here.
 """
 
 import functools
@@ -25,6 +27,7 @@ from typing import Any, Callable, Optional
 import mujoco
 import numpy as np
 
+import commands
 import rewards
 from configs import ConfigError
 
@@ -57,11 +60,13 @@ class Task:
 
 def load_model(config):
     """The species' MJCF model with the physics timestep taken from the config, plus a mocap body `target` (a
-    translucent sphere of the success radius, never colliding) that the tasks place at every reset: the stand point,
-    the far point that sets the heading, or the prey/food. The species' MJCF files stay free of task objects."""
+    translucent sphere of the success radius, never colliding) that the tasks place at every reset: the stand point
+    or the prey/food; and room in `userdata` for the velocity command (commands.py). The species' MJCF files stay
+    free of task objects."""
     path = os.path.join(MODELS_DIR, config["model"])
     try:
         spec = mujoco.MjSpec.from_file(path)
+        spec.nuserdata = commands.SIZE
         target = spec.worldbody.add_body(name="target", mocap=True)
         target.add_site(name="target", type=mujoco.mjtGeom.mjGEOM_SPHERE,
                         size=[config.get("success_radius", 0.05), 0, 0], rgba=[0.9, 0.2, 0.1, 0.5])
@@ -171,6 +176,11 @@ def facing(body, data):
     return forward / (body.xp.linalg.norm(forward) + 1e-6)
 
 
+def heading_frame(xp, ahead, offset):
+    """The horizontal vector `offset` (world x, y) in the level frame facing the unit vector `ahead`: (ahead, left)."""
+    return xp.stack([ahead @ offset, ahead[0] * offset[1] - ahead[1] * offset[0]])
+
+
 def to_target(body, data):
     """(target minus pelvis position, unit horizontal direction from the pelvis to the target)."""
     offset = data.mocap_pos[body.target_mocap] - data.qpos[:3]
@@ -215,6 +225,7 @@ OBSERVATION_GROUPS = dict(
     joint_velocities="hinge joint velocities (rad/s), in model order",
     foot_contacts="1 where a foot touch sensor reads more than 1 N, else 0",
     previous_action="the previous action (clipped to [-1, 1]); 0 at the first step",
+    command="the velocity command: forward and left speed (m/s), yaw rate to the left (rad/s); 0 without one",
     target_horizontal=f"target ahead and left (m) in the level pelvis frame, at most {TARGET_OBS_RANGE:g} m away",
     target_height="target height above the pelvis (m)",
 )
@@ -225,11 +236,10 @@ def observation_groups(body, data, prev_action):
     (OBSERVATION_GROUPS); positions and sensors of `data` must be computed for its state."""
     xp = body.xp
     rot = pelvis_rotation(body, data)
-    ahead = facing(body, data)
     offset, _ = to_target(body, data)
-    horizontal = xp.stack([ahead @ offset[:2], ahead[0] * offset[1] - ahead[1] * offset[0]])  # ahead, left
+    horizontal = heading_frame(xp, facing(body, data), offset[:2])
     horizontal *= xp.minimum(1.0, TARGET_OBS_RANGE / (xp.linalg.norm(horizontal) + 1e-6))
-    return dict(
+    groups = dict(
         gravity=-rot[2],
         pelvis_height=data.qpos[2:3],
         linear_velocity=rot.T @ data.qvel[:3],
@@ -238,9 +248,13 @@ def observation_groups(body, data, prev_action):
         joint_velocities=data.qvel[6:],
         foot_contacts=(data.sensordata[body.touch_adr] > 1.0).astype(xp.float32),
         previous_action=prev_action,
+        command=data.userdata[:commands.SIZE],
         target_horizontal=horizontal,
         target_height=offset[2:],
     )
+    if not body.config.get("observe_command", False):  # a policy trained or exported before commands were observed
+        del groups["command"]
+    return groups
 
 
 def observe(body, data, prev_action):
@@ -322,26 +336,39 @@ def balance(config, mj_model, xp):
                        episode_success=lambda episode: episode["reached_time_limit"] & (episode["standing"] > 0))
 
 
-def locomotion(config, mj_model, xp):
-    """Stage 2: walk toward a target `command_distance` away along a heading within `heading_range` of the start
-    facing; judged by speed (no success)."""
+def heading_velocity(body, data):
+    """(the pelvis's horizontal velocity in its level heading frame: forward and left, m/s; its yaw rate to the left,
+    rad/s); velocities must be computed (the free root's angular velocity is in the pelvis frame)."""
+    velocity = heading_frame(body.xp, facing(body, data), data.qvel[:2])
+    return velocity, (pelvis_rotation(body, data) @ data.qvel[3:6])[2]
+
+
+def velocity(config, mj_model, xp):
+    """Stage 2: follow the velocity command held in `data.userdata` (commands.py: the env draws it at reset and redraws
+    it at random waits) while standing tall; judged by the tracking errors. The target marks the start, unobserved
+    by the rewards."""
     body = legged_body(config, mj_model, xp)
 
-    def place_target(uniform, start_position, yaw):
-        xp = body.xp
-        heading = yaw + uniform((), -1.0, 1.0) * config["heading_range"]
-        direction = xp.stack([xp.cos(heading), xp.sin(heading), xp.zeros_like(heading)])
-        return start_position + config["command_distance"] * direction
+    def tracking_errors(data):
+        velocity, yaw_rate = heading_velocity(body, data)
+        command = data.userdata[:commands.SIZE]
+        return velocity - command[:2], yaw_rate - command[2]
 
     def reward_terms(data, action, prev_action):
-        _, heading = to_target(body, data)
-        return (posture_terms(body, data, action, prev_action) | heading_terms(body, data)
-                | dict(lateral_speed=rewards.squared_norm(rewards.across(data.qvel[:2], heading))))
+        lin_vel_error, yaw_rate_error = tracking_errors(data)
+        spin = data.qvel[3:6]
+        sigma = config["tracking_sigma"]
+        return posture_terms(body, data, action, prev_action) | dict(
+            tracking_lin_vel=rewards.tracking(rewards.squared_norm(lin_vel_error), sigma),
+            tracking_yaw_rate=rewards.tracking(yaw_rate_error ** 2, sigma),
+            ang_vel=rewards.squared_norm(spin - (spin @ body.home_up) * body.home_up))  # turning is commanded
 
     def measure(data):
-        return dict(pelvis_height=data.qpos[2], forward_speed=data.qvel[:2] @ to_target(body, data)[1])
+        lin_vel_error, yaw_rate_error = tracking_errors(data)
+        return dict(pelvis_height=data.qpos[2], forward_speed=heading_velocity(body, data)[0][0],
+                    lin_vel_error=body.xp.linalg.norm(lin_vel_error), yaw_rate_error=body.xp.abs(yaw_rate_error))
 
-    return legged_task(body, place_target, reward_terms, measure)
+    return legged_task(body, lambda uniform, start_position, yaw: start_position, reward_terms, measure)
 
 
 def behaviour(config, mj_model, xp):
@@ -374,4 +401,4 @@ def behaviour(config, mj_model, xp):
                        episode_success=lambda episode: episode["success"] > 0)
 
 
-TASKS = {"balance": balance, "locomotion": locomotion, "behaviour": behaviour}
+TASKS = {"balance": balance, "velocity": velocity, "behaviour": behaviour}

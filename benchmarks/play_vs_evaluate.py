@@ -42,8 +42,9 @@ SPECIES = ("trex", "velociraptor", "brachiosaurus")
 def env_draws(exported, seed, episodes):
     """episode -> play.Draws that replay the random stream of evaluate.py's episode from `seed`: the keys that
     evaluation.evaluation_rollout hands to each env, split as envs.build_env's reset and step split them (with
-    randomization, noise or ranged pushes, reset splits three ways and the draw key once more for the noise)."""
-    plan, steps = exported.plan, exported.config["episode_length"]
+    randomization, noise or ranged pushes, reset splits three ways and the draw key once more for the noise; with
+    velocity commands, the env's key once more for them, at reset and at every step)."""
+    plan, steps, schedule = exported.plan, exported.config["episode_length"], exported.schedule is not None
     pushes = 3 if plan.ranged_push else 1
 
     def several(key, count):
@@ -57,21 +58,26 @@ def env_draws(exported, seed, episodes):
                 draw_key, noise_key = jax.random.split(draw_key)
             else:
                 (rng, init_key), draw_key, noise_key = jax.random.split(key), key, key  # the last two unused
+            command_key = rng  # unused without commands
+            if schedule:
+                rng, command_key = jax.random.split(rng)
 
             def step(rng, _):
                 rng, push_key, _ = jax.random.split(rng, 3)
-                noise_key = rng
+                noise_key = command_key = rng
                 if plan.noise is not None:
                     rng, noise_key = jax.random.split(rng)
-                return rng, (several(push_key, pushes), noise_key)
+                if schedule:
+                    rng, command_key = jax.random.split(rng)
+                return rng, (several(push_key, pushes), noise_key, several(command_key, 3))
 
-            push_keys, noise_keys = jax.lax.scan(step, rng, None, length=steps)[1]
+            push_keys, noise_keys, command_keys = jax.lax.scan(step, rng, None, length=steps)[1]
             return (several(init_key, exported.task.draws), several(draw_key, len(plan.ranges) + 1), push_keys,
-                    jnp.concatenate([noise_key[None], noise_keys]))
+                    jnp.concatenate([noise_key[None], noise_keys]), several(command_key, 3), command_keys)
 
         return jax.vmap(episode)(jax.random.split(key, episodes))
 
-    init_keys, draw_keys, push_keys, noise_keys = streams(jax.random.key(seed))
+    init_keys, draw_keys, push_keys, noise_keys, first_command_keys, command_keys = streams(jax.random.key(seed))
 
     @functools.partial(jax.jit, static_argnums=1)
     def uniform(keys, shape, low, high):
@@ -103,11 +109,13 @@ def env_draws(exported, seed, episodes):
 
         return callback
 
-    pushes, noises = every_step(push_keys), every_step(noise_keys[:, :, None])
+    pushes, noises, recommands = every_step(push_keys), every_step(noise_keys[:, :, None]), every_step(command_keys)
 
     def draws(i):
+        first_command = from_keys(first_command_keys[i])
         return play.Draws(from_keys(init_keys[i]), from_keys(draw_keys[i]),
-                          lambda time_step: pushes(i, time_step), lambda time_step: noises(i, time_step))
+                          lambda time_step: pushes(i, time_step), lambda time_step: noises(i, time_step),
+                          lambda time_step: first_command if time_step < 0 else recommands(i, time_step))
 
     return draws
 

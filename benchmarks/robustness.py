@@ -35,6 +35,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
+import curriculum  # noqa: E402
 import envs  # noqa: E402
 import evaluation  # noqa: E402
 import ppo_mjx  # noqa: E402
@@ -83,15 +84,22 @@ def zero_action_gates(episodes, seed):
     rows = []
     for species in sorted({name.rsplit("_stage", 1)[0] for name in CONFIGS}):
         for stage, name in enumerate(curriculum_stages(species), start=1):
-            config, gate = get_config(name), get_config(name)["gate"]["min"]
-            row = dict(env=name, stage=stage, gate=gate)
+            config = get_config(name)
+            gate = config["gate"]
+            row = dict(env=name, stage=stage, gate=gate_bounds(gate))
             for policy in ("zero", "noise") if stage == 1 else ("zero",):
-                summary = summarize(name, config, policy, episodes, seed)
-                row[policy] = {k: summary[k] for k in gate} | dict(passes=all(summary[k] >= v for k, v in gate.items()))
+                decision = curriculum.gate_decision(gate, summarize(name, config, policy, episodes, seed), [])
+                row[policy] = decision["metrics"] | dict(passes=decision["passed"])
             rows.append(row)
             print(f"{name}: gate {gate}, " + ", ".join(f"{p} {row[p]}" for p in ("zero", "noise") if p in row),
                   flush=True)
     return rows
+
+
+def gate_bounds(gate):
+    """{metric: ">= threshold" or "<= threshold"} of a gate."""
+    return ({k: f">= {v:g}" for k, v in gate["min"].items()}
+            | {k: f"<= {v:g}" for k, v in gate.get("max", {}).items()})
 
 
 def stage1_policy(folder):
@@ -162,7 +170,7 @@ def markdown(report):
         lines += ["", "## Zero action (hold the home pose) and noise alone on every gate", "",
                   "| env | gate | zero action | noise alone (initial exploration std) |", "|---|---|---|---|"]
     for r in report["gates"]:
-        gate = ", ".join(f"{k} >= {v:g}" for k, v in r["gate"].items())
+        gate = ", ".join(f"{k} {bound}" for k, bound in r["gate"].items())
         scored = lambda p: "-" if p not in r else ", ".join(
             f"{k} {v:.2f}" for k, v in r[p].items() if k != "passes") + (" (passes)" if r[p]["passes"] else " (fails)")
         lines.append(f"| {r['env']} | {gate} | {scored('zero')} | {scored('noise')} |")

@@ -68,7 +68,7 @@ def species_rows(folder):
         three = lambda key, digits=2: " / ".join(cell(r, key, digits) for r in results)
         rows.append(f"| {record['stage']} | {record['env_steps'] / 1e6:.2f}M | {record['train_wall_s'] / 60:.1f} | "
                     f"{gate} | {three('success_rate')} | {three('episode_length', 0)} | "
-                    f"{three('forward_speed_mean')} |")
+                    f"{three('forward_speed_mean')} | {three('lin_vel_error_mean')} | {three('yaw_rate_error_mean')} |")
     finished = len(state["stages"]) == 3
     video = film(os.path.join(folder, state["stages"][-1]["stage"]), f"{state['species']}_stage3") if finished \
         else None
@@ -100,21 +100,22 @@ def main(argv=None):
              "MuJoCo (C, float64; same starts, pushes, randomization draws, observations and rewards) / sampled "
              "actions (white noise of the policy's std, as training samples where the noise is not correlated in "
              "time) in MJX. Success: stage 1 standing "
-             "at the time limit, stage 3 the tip at the target; stage 2 has none (its gate is on speed). Training "
+             "at the time limit, stage 3 the tip at the target; stage 2 has none (its gate is on tracking the velocity "
+             "command: episode-mean errors; '-' for a stage without commands). Training "
              "time: updates only, compiles and gate evaluations excluded. Written "
              f"{time.strftime('%Y-%m-%d')}; an evaluation whose file exists with these episodes and seed is reused, "
              "not rerun: each species' last row says where and when its curriculum trained and its evaluations ran.",
              "",
              "| stage | steps | training (min) | gate | success: MJX / MuJoCo / MJX sampled | episode length: same | "
-             "forward speed (m/s): same |",
-             "|---|---:|---:|---|---|---|---|"]
+             "forward speed (m/s): same | tracking error (m/s): same | yaw-rate error (rad/s): same |",
+             "|---|---:|---:|---|---|---|---|---|---|"]
     videos = []
     for folder in args.curricula:
         state, rows, evaluated, video = species_rows(folder)
         trained = "; ".join(where(session) for session in state["sessions"])
         lines += rows
         lines.append(f"| *{state['species']}: {len(state['stages'])}/3 stages, {settings(state['overrides'])}, trained "
-                     f"{trained}; evaluated {'; '.join(evaluated)}* | | | | | | |")
+                     f"{trained}; evaluated {'; '.join(evaluated)}* | | | | | | | | |")
         if video:
             videos.append(f"![{state['species']} stage 3]({os.path.relpath(video, os.path.dirname(args.out))})")
     lines += ["", *videos]

@@ -68,7 +68,8 @@ def set_key(config, key, value):
 # Keys that take a range (low, high) or a single number; the randomize ones also None (off), the SCALABLE ones also
 # BODY_SCALED (worked out from the body's size). Element type of each.
 RANGE_KEYS = dict(push_speed=float, push_interval=int, push_froude=float, **{f"randomize.{name}": float for name in (
-    "friction", "body_mass", "payload", "kp", "damping", "armature", "home_offset")}, **{"randomize.action_delay": int})
+    "friction", "body_mass", "payload", "kp", "damping", "armature", "home_offset")}, **{"randomize.action_delay": int},
+    **{f"command.{name}": float for name in ("forward", "lateral", "yaw_rate")}, **{"command.interval": int})
 SCALABLE = ("push_speed", "randomize.payload")
 
 
@@ -141,11 +142,16 @@ def from_saved(saved):
     get_config(name, overrides) rebuilds it, refusing keys the env no longer has."""
     settings = dict(saved)
     env_name, seed = settings.pop("env"), settings.pop("seed")
+    if settings.get("task") == "locomotion":
+        raise ConfigError(f"{env_name} was trained on the heading task (walk toward a far target), which stage 2 no "
+                          f"longer is (it follows velocity commands): evaluate it at the commit that trained it")
     overrides = dict(flatten(settings))
     if "randomize" not in settings:  # saved before domain randomization: trained on the nominal model
         overrides["randomize.enabled"] = False
     if "eval_actions" not in settings:  # saved when evaluations sampled actions
         overrides["eval_actions"] = "sampled"
+    if "observe_command" not in settings:  # saved before the observation carried the velocity command
+        overrides["observe_command"] = False
     if "action_noise_correlation" not in settings:  # saved when exploration noise was white
         overrides["action_noise_correlation"] = 0.0
     if settings.get("task") == "behaviour" and "closing" not in settings["reward_weights"]:  # saved before the term

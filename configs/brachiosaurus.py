@@ -19,7 +19,7 @@ BRACHIOSAURUS = dict(
 
 BRACHIOSAURUS_STAGES = species_stages("brachiosaurus", BRACHIOSAURUS, (
     dict(push_speed=(1.2, 1.6)),  # the species' tuned stage-1 push speeds (m/s): zero action and noise fail the gate
-    dict(gate=dict(min=dict(forward_speed_mean=0.75))),  # stage-2 gate: mean forward speed (m/s)
+    dict(command=dict(forward=(-0.3, 1.2), lateral=(-0.2, 0.2), yaw_rate=(-0.4, 0.4))),  # stage 2: it walks 1.5 m/s
     dict(tip_sites=("head_tip",),  # food reach: the head tip must reach the food
          success_radius=0.6,  # tip-to-target distance (m) that counts as reached
          target_distance=(1.5, 5.0),  # range (m) of the food's distance ahead: the neck reaches ~2 m ahead of the hips

@@ -15,7 +15,7 @@ TREX = dict(
 
 TREX_STAGES = species_stages("trex", TREX, (
     dict(push_speed=(0.2, 0.4)),  # the species' tuned stage-1 push speeds (m/s): zero action and noise fail the gate
-    dict(gate=dict(min=dict(forward_speed_mean=2.0))),  # stage-2 gate: mean forward speed (m/s)
+    dict(command=dict(forward=(-0.5, 2.5), yaw_rate=(-1.0, 1.0))),  # stage-2 commands: it walks 2.7 m/s
     dict(tip_sites=("jaw_tip",),  # bite: the jaw tip must reach the prey
          success_radius=0.35,  # tip-to-target distance (m) that counts as reached
          target_height=(0.6, 1.2)),  # range (m) of the prey's height above the floor (the jaw is ~1.0 m up)

@@ -16,7 +16,7 @@ VELOCIRAPTOR = dict(
 
 VELOCIRAPTOR_STAGES = species_stages("velociraptor", VELOCIRAPTOR, (
     dict(push_speed=(0.25, 0.6)),  # the species' tuned stage-1 push speeds (m/s): zero action and noise fail the gate
-    dict(gate=dict(min=dict(forward_speed_mean=2.0)),  # stage-2 gate: mean forward speed (m/s)
+    dict(command=dict(forward=(-0.5, 2.5), yaw_rate=(-1.0, 1.0)),  # stage-2 commands: it runs 2.8 m/s
          gamma=0.995),  # horizon ~200 steps (4 s): at 0.99 fewer of its walks reached the time limit
     dict(tip_sites=("l_claw_tip", "r_claw_tip"),  # strike: either foot's sickle claw must reach the prey
          success_radius=0.2,  # tip-to-target distance (m) that counts as reached

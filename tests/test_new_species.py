@@ -74,7 +74,7 @@ MODEL = """<mujoco model="tinysaur">
 
 # Home: pelvis 0.42 m, head 0.57 m. Only lengths are stated; payload and stage-1 pushes scale with the body.
 BODY = dict(standing_height=0.36, min_pelvis_height=0.25, min_head_height=0.3, height_sigma=0.04, target_speed=1.0)
-STAGES = ({}, dict(gate=dict(min=dict(forward_speed_mean=0.5))),
+STAGES = ({}, {},
           dict(tip_sites=("snout_tip",), success_radius=0.1, target_distance=(0.5, 2.0), target_height=(0.4, 0.7)))
 
 # Each stage: 2 updates of 4 envs x 8 steps, a gate evaluation of 2 episodes (16 steps) after each update.

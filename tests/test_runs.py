@@ -159,7 +159,7 @@ def test_evaluation_refuses_a_checkpoint_of_another_env(cartpole_runs):
     env_name, config, checkpoint = evaluate.checkpoint_settings(path, "trex_stage1", {})
     assert env_name == "trex_stage1" and config["actor_hidden"] == tuple(SHORT_CONFIG["actor_hidden"])
     expected = (r"\(env 'cartpole', actor_hidden \(256, 256\), critic_hidden \(256, 256\)\) does not fit env "
-                r"'trex_stage1': \['normalizer'\]\.mean is \(4,\) float32 in the checkpoint, \(59,\) float32 expected")
+                r"'trex_stage1': \['normalizer'\]\.mean is \(4,\) float32 in the checkpoint, \(62,\) float32 expected")
     with pytest.raises(runs.CheckpointError, match=expected):
         training.load_policy(path, checkpoint, config, envs.make_env("trex_stage1"))
 

@@ -1,0 +1,83 @@
+"""Velocity commands: what a stage that follows commands asks of the body, drawn at reset and redrawn at random waits.
+
+A command is (forward speed, sideways speed to the left, yaw rate to the left) in the pelvis's level heading frame:
+m/s, m/s, rad/s. A stage's `command` settings (configs/stages.py) give a (low, high) range for each, the share of draws
+that command standing still (all zero), and the range of control steps until the next draw. The command lives in the
+physics state's `userdata` (tasks.load_model sizes it), so that the observation and the reward read it from the state
+as they read the target, in the env and in play.py alike. Like randomization.py, everything runs on the arrays of `xp`
+with randomness from a `uniform(shape, low, high)` callback, so this module imports no JAX.
+"""
+
+from dataclasses import dataclass
+import numpy as np
+
+from configs import ConfigError
+
+SIZE = 3  # forward (m/s), left (m/s), yaw rate (rad/s)
+RANGES = ("forward", "lateral", "yaw_rate")  # the `command` settings that are ranges, in the command's order
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A stage's command settings, checked."""
+
+    low: np.ndarray  # the least forward, lateral and yaw-rate command
+    high: np.ndarray  # the greatest
+    standing_share: float  # share of draws that command standing still
+    interval: tuple  # (low, high) control steps until the next draw
+
+
+def as_range(value):
+    """(low, high) of a range or of a fixed number."""
+    return tuple(value) if isinstance(value, (list, tuple)) else (value, value)
+
+
+def schedule(config):
+    """The `Schedule` of `config`'s `command` settings, or None for a stage without commands; ConfigError for a share
+    outside [0, 1], a range with low above high or a wait under one control step."""
+    settings = config.get("command")
+    if settings is None:
+        return None
+    low, high = np.array([as_range(settings[name]) for name in RANGES], np.float32).T
+    if np.any(low > high):
+        raise ConfigError(f"command: each of {', '.join(RANGES)} is a (low, high) range with low <= high")
+    if not 0.0 <= settings["standing_share"] <= 1.0:
+        raise ConfigError(f"command.standing_share: a share from 0 to 1, got {settings['standing_share']}")
+    interval = as_range(settings["interval"])
+    if interval[0] < 1 or interval[0] > interval[1]:
+        raise ConfigError(f"command.interval: a (low, high) range of control steps from 1 up, got {interval}")
+    return Schedule(low, high, float(settings["standing_share"]), interval)
+
+
+def draw(schedule, uniform, xp):
+    """A command: uniform in the ranges, or all zero (stand still) with probability `standing_share`. Draws twice."""
+    command = uniform((SIZE,), schedule.low, schedule.high)
+    return xp.where(uniform((), 0.0, 1.0) < schedule.standing_share, 0.0, command)
+
+
+def wait(schedule, uniform, xp):
+    """Control steps until the next command, a whole number in `interval`, each as likely. Draws once."""
+    low, high = schedule.interval
+    return xp.minimum(xp.floor(uniform((), low, high + 1)), high).astype(xp.int32)
+
+
+def start(schedule, uniform, xp):
+    """(the first command, the control step of the next draw)."""
+    return draw(schedule, uniform, xp), wait(schedule, uniform, xp)
+
+
+def update(schedule, time, command, next_draw, uniform, xp):
+    """(the command after control step `time`, the step of the next draw): a fresh command when one is due. Every step
+    draws, due or not, so the draws of one step never depend on earlier steps."""
+    fresh, fresh_wait = start(schedule, uniform, xp)
+    due = time == next_draw
+    return xp.where(due, fresh, command), xp.where(due, time + fresh_wait, next_draw)
+
+
+NEVER = 2**30  # control steps: a held command's next draw
+
+
+def held(command):
+    """A Schedule whose every draw is `command` (forward, left, yaw rate), drawn at reset and never again."""
+    command = np.asarray(command, np.float32)
+    return Schedule(command, command, 0.0, (NEVER, NEVER))

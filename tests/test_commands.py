@@ -1,0 +1,183 @@
+"""Velocity commands: draws and redraws against their settings, the command the env holds in its observation, the
+tracking rewards and errors against a NumPy reference, play.py's held command and steering keys, and gates with upper
+bounds."""
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import mujoco
+import numpy as np
+import pytest
+
+import commands
+import curriculum
+import envs
+import play
+import tasks
+from configs import get_config
+
+
+def test_draws_and_redraws_follow_the_settings():
+    """commands.start and commands.update on NumPy: every command within its ranges, the standing share, and a fresh
+    command exactly when one is due, after a wait drawn from the interval."""
+    schedule = commands.schedule(get_config("trex_stage2"))
+    rng = np.random.default_rng(0)
+    uniform = lambda shape, low, high: rng.uniform(low, high, size=shape)  # noqa: E731
+    drawn = np.array([commands.draw(schedule, uniform, np) for _ in range(4000)])
+    standing = np.all(drawn == 0, axis=1)
+    assert abs(standing.mean() - schedule.standing_share) < 3 * np.sqrt(0.1 * 0.9 / 4000)
+    moving = drawn[~standing]
+    assert np.all(moving >= schedule.low) and np.all(moving <= schedule.high)
+    assert np.all(moving.min(0) < schedule.low + 0.05) and np.all(moving.max(0) > schedule.high - 0.05)
+    command, next_draw = commands.start(schedule, uniform, np)
+    changes, waits = [], [int(next_draw)]
+    for time in range(3000):
+        fresh, following = commands.update(schedule, time, command, next_draw, uniform, np)
+        if time == next_draw:
+            changes.append(time)
+            waits.append(int(following) - time)
+        else:
+            assert following == next_draw and np.array_equal(fresh, command)
+        command, next_draw = fresh, following
+    low, high = schedule.interval
+    assert len(changes) >= 3000 // high and min(waits) >= low and max(waits) <= high
+    assert len(set(waits)) > 3
+
+
+def test_a_held_command_is_drawn_at_reset_and_never_again():
+    held = commands.held([1.0, -0.2, 0.5])
+    uniform = lambda shape, low, high: np.random.default_rng(1).uniform(low, high, size=shape)  # noqa: E731
+    command, next_draw = commands.start(held, uniform, np)
+    np.testing.assert_allclose(command, [1.0, -0.2, 0.5], rtol=1e-6)
+    assert next_draw == commands.NEVER
+
+
+@pytest.fixture(scope="module")
+def trex_stage2():
+    """The T-Rex's stage-2 env without randomization, 256 fresh starts and one step of each with a redraw due."""
+    env = envs.make_env("trex_stage2", **{"randomize.enabled": False})
+    keys = jax.random.split(jax.random.key(0), 256)
+
+    @jax.jit
+    def start_and_redraw(keys):
+        first = jax.vmap(env.reset)(keys)
+        due = first.replace(episode=first.episode | dict(next_command=first.time))
+        return first, jax.vmap(env.step)(due, jnp.zeros((256, env.action_size)))
+
+    return env, *jax.device_get(start_and_redraw(keys))
+
+
+def command_group(env):
+    layout = {g["name"]: g for g in tasks.observation_layout(env.config, env.mj_model)}
+    return slice(layout["command"]["start"], layout["command"]["stop"])
+
+
+def test_the_env_draws_a_command_at_reset_observes_it_and_redraws_it_when_due(trex_stage2):
+    env, first, stepped = trex_stage2
+    schedule = commands.schedule(env.config)
+    command = first.data.userdata
+    assert command.shape == (256, commands.SIZE)
+    assert np.all(command >= schedule.low) and np.all(command <= schedule.high)
+    assert 5 <= np.sum(np.all(command == 0, axis=1)) <= 50  # standing share 0.1 of 256
+    low, high = schedule.interval
+    assert np.all((first.episode["next_command"] >= low) & (first.episode["next_command"] <= high))
+    np.testing.assert_array_equal(first.obs[:, command_group(env)], command)  # no noise: the command as held
+    live = ~(stepped.terminated | stepped.truncated)
+    redrawn = stepped.data.userdata[live]
+    assert live.sum() > 200 and np.mean(np.any(redrawn != command[live], axis=1)) > 0.85
+    np.testing.assert_array_equal(stepped.obs[live][:, command_group(env)], redrawn)
+    assert np.all((stepped.episode["next_command"][live] >= low) & (stepped.episode["next_command"][live] <= high))
+
+
+def test_stages_without_commands_observe_zero_and_policies_from_before_commands_observe_none():
+    env = envs.make_env("trex_stage1", **{"randomize.enabled": False})
+    state = jax.jit(env.reset)(jax.random.key(0))
+    assert np.all(np.asarray(state.obs)[command_group(env)] == 0)
+    before = envs.make_env("trex_stage1", **{"randomize.enabled": False, "observe_command": False})
+    assert before.observation_size == env.observation_size - commands.SIZE
+
+
+def heading_reference(yaw, world_velocity, world_yaw_rate, command, sigma):
+    """NumPy reference of the tracking rewards and errors for a body heading `yaw` with the given world velocity."""
+    ahead, left = np.array([np.cos(yaw), np.sin(yaw)]), np.array([-np.sin(yaw), np.cos(yaw)])
+    error = np.array([ahead @ world_velocity, left @ world_velocity]) - command[:2]
+    yaw_error = world_yaw_rate - command[2]
+    return dict(tracking_lin_vel=np.exp(-(error @ error) / sigma), tracking_yaw_rate=np.exp(-yaw_error ** 2 / sigma),
+                lin_vel_error=np.linalg.norm(error), yaw_rate_error=abs(yaw_error))
+
+
+@pytest.mark.parametrize("yaw, velocity, yaw_rate, command", [
+    (0.0, [1.0, 0.0], 0.0, [1.0, 0.0, 0.0]),
+    (0.7, [0.3, 1.2], 0.4, [1.5, 0.2, -0.3]),
+    (-2.5, [-0.5, 0.4], -0.9, [0.0, 0.0, 0.0]),
+])
+def test_tracking_rewards_and_errors_against_numpy(yaw, velocity, yaw_rate, command):
+    """The velocity task on a plain MjData (NumPy): the home pose turned by `yaw`, moving with a world velocity and
+    yaw rate, commanded `command`."""
+    config = get_config("trex_stage2")
+    mj_model = tasks.load_model(config)
+    task = tasks.TASKS["velocity"](config, mj_model, np)
+    data = mujoco.MjData(mj_model)
+    qpos = np.array(mj_model.keyframe("home").qpos)
+    qpos[3:7] = tasks.rotate_yaw(np, yaw, qpos[3:7])
+    data.qpos[:] = qpos
+    mujoco.mj_kinematics(mj_model, data)
+    rotation = data.xmat[mj_model.body("pelvis").id].reshape(3, 3)
+    data.qvel[:2] = velocity
+    data.qvel[3:6] = rotation.T @ [0.0, 0.0, yaw_rate]  # the free root's angular velocity is in its own frame
+    data.userdata[:] = command
+    mujoco.mj_forward(mj_model, data)
+    zero = np.zeros(mj_model.nu)
+    got = task.reward_terms(data, zero, zero) | task.measure(data)
+    # the home pelvis faces +x, pitched or not: its heading turns with `yaw`
+    expected = heading_reference(yaw, np.array(velocity), yaw_rate, np.array(command), config["tracking_sigma"])
+    for name, value in expected.items():
+        assert float(got[name]) == pytest.approx(value, abs=1e-6), name
+    assert float(got["ang_vel"]) == pytest.approx(0.0, abs=1e-9)  # turning is commanded, not penalized
+
+
+class ZeroPolicy:
+    """An onnxruntime session's `run` that always answers action 0."""
+
+    def __init__(self, nu):
+        self.nu = nu
+
+    def run(self, names, feeds):
+        return [np.zeros((1, self.nu), np.float32)]
+
+
+def test_play_holds_a_command_and_measures_its_tracking():
+    """play.py's --command on a stage-2 policy that stands still (the nominal T-Rex holds its home pose): it tracks a
+    held 1 m/s forward command with an error of 1 m/s and a held turn with an error of the turn rate, to the limit."""
+    config = get_config("trex_stage2", {"push_interval": 0, "randomize.enabled": False})
+    mj_model = tasks.load_model(config)
+    exported = play.exported_policy(dict(env="trex_stage2", checkpoint=dict(update=0)), config, mj_model,
+                                    ZeroPolicy(mj_model.nu))
+    summary, _ = play.play_episodes(play.holding(exported, play.parse_command("1.0,0,0.5")), 1, seed=0)
+    assert summary["reached_time_limit"] == 1.0
+    assert summary["lin_vel_error_mean"] == pytest.approx(1.0, abs=0.02)
+    assert summary["yaw_rate_error_mean"] == pytest.approx(0.5, abs=0.02)
+    with pytest.raises(play.ConfigError, match="follows no velocity commands"):
+        play.holding(dataclasses.replace(exported, schedule=None), [1.0, 0.0, 0.0])
+    with pytest.raises(play.ConfigError, match="three numbers VX,VY,YAW"):
+        play.parse_command("1.0,0")
+
+
+def test_keys_change_the_command():
+    command = np.zeros(commands.SIZE)
+    for key in (265, 265, 263, 44):  # Up twice, Left, ","
+        command = play.change_command(command, key)
+    np.testing.assert_allclose(command, [0.5, 0.1, 0.25])
+    command = play.change_command(play.change_command(command, 264), 262)  # Down, Right
+    np.testing.assert_allclose(command, [0.25, 0.1, 0.0], atol=1e-12)
+    np.testing.assert_array_equal(play.change_command(command, 268), 0.0)  # Home: stop
+
+
+def test_a_gate_with_upper_bounds_passes_only_under_them():
+    gate = get_config("trex_stage2")["gate"]
+    good = dict(reached_time_limit=0.97, lin_vel_error_mean=0.2, yaw_rate_error_mean=0.25)
+    assert curriculum.gate_decision(gate, good, [])["passed"]
+    assert not curriculum.gate_decision(gate, good | dict(lin_vel_error_mean=0.3), [])["passed"]
+    assert not curriculum.gate_decision(gate, good | dict(reached_time_limit=0.9), [])["passed"]
+    assert curriculum.gate_decision(gate, good, [])["metrics"] == good
