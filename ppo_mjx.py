@@ -11,9 +11,9 @@ jax, flax, optax and distrax only, besides the standard library. What it needs o
     env.default_params                       the params `make_train`'s `train` uses when given no `hparams`
 and of a state: `obs`, `reward`, `terminated` (no bootstrapping), `truncated` (the time limit: bootstrap from
 `final_obs`, the observation before the env's auto-reset), `final_obs`, and `info`, a dict of per-step scalars that
-the metrics average; an optional `nan_reset` info key is counted instead (`nan_resets`). A privileged critic: an env
-with `env.critic_observation_size` hands the critic its own observation in `state.critic_obs` (and
-`state.final_critic_obs`), normalized by statistics of its own; the policy reads `obs` alone, in training as deployed.
+the metrics average; an optional `nan_reset` info key is counted instead (`nan_resets`). A privileged critic: a state
+whose `critic_obs` and `final_critic_obs` are arrays, not None (or absent), hands the critic its own observation,
+normalized by statistics of its own; the policy reads `obs` alone, in training as deployed.
 
 Read top to bottom: network, observation normalizer, GAE, the PPO loss, the traced hyperparameters and the optimizer
 built from them, the trainer (`_env_step`, `_calculate_gae`, `_update_epoch`, `_update_minibatch`), `make_train`,
