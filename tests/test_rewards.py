@@ -72,13 +72,14 @@ def test_standing_beats_crouching_sitting_and_lying(balance):
     assert not bool(stand_down) and bool(lie_down)
 
 
-def test_speed_proximity_and_closing_terms():
+def test_speed_tracking_proximity_and_closing_terms():
     heading = jnp.array([0.6, 0.8])
     assert float(rewards.capped_speed(jnp.array([3.0, 4.0]), heading, 10.0)) == pytest.approx(5.0)
     assert float(rewards.capped_speed(jnp.array([3.0, 4.0]), heading, 2.0)) == pytest.approx(2.0)
     assert float(rewards.capped_speed(jnp.array([-3.0, -4.0]), heading, 2.0)) == pytest.approx(-5.0)  # no floor
-    np.testing.assert_allclose(rewards.across(jnp.array([3.0, 4.0]), heading), [0.0, 0.0], atol=1e-6)
-    np.testing.assert_allclose(rewards.across(jnp.array([-0.8, 0.6]), heading), [-0.8, 0.6], atol=1e-6)
+    assert float(rewards.tracking(jnp.float32(0.0), 0.25)) == 1.0  # on the command
+    assert float(rewards.tracking(jnp.float32(0.25), 0.25)) == pytest.approx(np.exp(-1.0))
+    assert rewards.tracking(np.float64(0.5), 0.25) == pytest.approx(np.exp(-2.0))  # NumPy too
     assert float(rewards.proximity(0.0, 0.5)) == 1.0
     assert float(rewards.proximity(0.5, 0.5)) == pytest.approx(np.exp(-1.0))
     offset = jnp.array([3.0, 4.0, 0.0])  # the target 5 m away
