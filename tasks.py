@@ -358,9 +358,12 @@ def velocity(config, mj_model, xp):
         lin_vel_error, yaw_rate_error = tracking_errors(data)
         spin = data.qvel[3:6]
         sigma = config["tracking_sigma"]
+        command = data.userdata[:2]
+        speed = body.xp.linalg.norm(command)
         return posture_terms(body, data, action, prev_action) | dict(
             tracking_lin_vel=rewards.tracking(rewards.squared_norm(lin_vel_error), sigma),
             tracking_yaw_rate=rewards.tracking(yaw_rate_error ** 2, sigma),
+            command_speed=rewards.capped_speed(heading_velocity(body, data)[0], command / (speed + 1e-6), speed),
             ang_vel=rewards.squared_norm(spin - (spin @ body.home_up) * body.home_up))  # turning is commanded
 
     def measure(data):

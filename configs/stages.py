@@ -96,6 +96,7 @@ VELOCITY = dict(
     reward_weights=dict(
         tracking_lin_vel=1.0,  # exp(-|horizontal velocity - command|^2 / tracking_sigma), in the heading frame
         tracking_yaw_rate=0.5,  # exp(-(yaw rate - command)^2 / tracking_sigma)
+        command_speed=0.0,  # speed (m/s) along the commanded direction, capped at the commanded speed
         upright_height=0.5,  # standing at home height, upright
         posture=0.1,  # loose: walking needs the legs away from home
         ang_vel=-0.02,  # pelvis angular speed squared, less its turning (commanded)
