@@ -360,10 +360,13 @@ def velocity(config, mj_model, xp):
         sigma = config["tracking_sigma"]
         command = data.userdata[:2]
         speed = body.xp.linalg.norm(command)
+        velocity, yaw_rate = heading_velocity(body, data)
+        turn = data.userdata[2:3]
         return posture_terms(body, data, action, prev_action) | dict(
             tracking_lin_vel=rewards.tracking(rewards.squared_norm(lin_vel_error), sigma),
             tracking_yaw_rate=rewards.tracking(yaw_rate_error ** 2, sigma),
-            command_speed=rewards.capped_speed(heading_velocity(body, data)[0], command / (speed + 1e-6), speed),
+            command_speed=rewards.capped_speed(velocity, command / (speed + 1e-6), speed),
+            command_turn=rewards.capped_speed(yaw_rate[None], body.xp.sign(turn), body.xp.abs(turn[0])),
             ang_vel=rewards.squared_norm(spin - (spin @ body.home_up) * body.home_up))  # turning is commanded
 
     def measure(data):

@@ -97,6 +97,7 @@ VELOCITY = dict(
         tracking_lin_vel=1.0,  # exp(-|horizontal velocity - command|^2 / tracking_sigma), in the heading frame
         tracking_yaw_rate=0.5,  # exp(-(yaw rate - command)^2 / tracking_sigma)
         command_speed=1.0,  # speed (m/s) along the commanded direction, capped at it: without it no walk was learned
+        command_turn=0.5,  # yaw rate (rad/s) in the commanded sense, capped at it: tracking alone learned no turn
         upright_height=0.5,  # standing at home height, upright
         posture=0.1,  # loose: walking needs the legs away from home
         ang_vel=-0.02,  # pelvis angular speed squared, less its turning (commanded)

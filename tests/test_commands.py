@@ -105,14 +105,18 @@ def heading_reference(yaw, world_velocity, world_yaw_rate, command, sigma):
     error, yaw_error = velocity - command[:2], world_yaw_rate - command[2]
     speed = np.linalg.norm(command[:2])
     along = velocity @ command[:2] / speed if speed > 0 else 0.0
+    turn = world_yaw_rate * np.sign(command[2])
     return dict(tracking_lin_vel=np.exp(-(error @ error) / sigma), tracking_yaw_rate=np.exp(-yaw_error ** 2 / sigma),
-                command_speed=min(along, speed), lin_vel_error=np.linalg.norm(error), yaw_rate_error=abs(yaw_error))
+                command_speed=min(along, speed), command_turn=min(turn, abs(command[2])),
+                lin_vel_error=np.linalg.norm(error), yaw_rate_error=abs(yaw_error))
 
 
 @pytest.mark.parametrize("yaw, velocity, yaw_rate, command", [
     (0.0, [1.0, 0.0], 0.0, [1.0, 0.0, 0.0]),
     (0.7, [0.3, 1.2], 0.4, [1.5, 0.2, -0.3]),
     (-2.5, [-0.5, 0.4], -0.9, [0.0, 0.0, 0.0]),
+    (2.0, [0.1, 0.0], -0.9, [0.0, 0.0, -0.5]),  # turning faster than commanded: command_turn capped
+    (0.3, [0.1, 0.0], 0.6, [0.0, 0.0, -0.5]),  # turning the wrong way: command_turn negative
     (1.2, [2.0, -1.0], 0.0, [0.5, -0.5, 0.0]),  # faster than commanded: command_speed capped
 ])
 def test_tracking_rewards_and_errors_against_numpy(yaw, velocity, yaw_rate, command):
