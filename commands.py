@@ -81,3 +81,13 @@ def held(command):
     """A Schedule whose every draw is `command` (forward, left, yaw rate), drawn at reset and never again."""
     command = np.asarray(command, np.float32)
     return Schedule(command, command, 0.0, (NEVER, NEVER))
+
+
+def text(command):
+    """The command in words, as play.py prints it and videos caption it."""
+    return f"forward {command[0]:+.2f} m/s, left {command[1]:+.2f} m/s, turn {command[2]:+.2f} rad/s"
+
+
+def world_velocity(ahead, command):
+    """The commanded horizontal velocity (world x, y; m/s) of a body facing the unit horizontal vector `ahead`."""
+    return command[0] * np.asarray(ahead) + command[1] * np.array([-ahead[1], ahead[0]])

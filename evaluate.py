@@ -28,12 +28,14 @@ import sys  # noqa: E402
 import time  # noqa: E402
 
 import jax  # noqa: E402
+import numpy as np  # noqa: E402
 
 import envs  # noqa: E402
 import evaluation  # noqa: E402
 import ppo_mjx  # noqa: E402
 import rendering  # noqa: E402
 import runs  # noqa: E402
+import tasks  # noqa: E402
 import training  # noqa: E402
 from configs import ConfigError, from_saved, get_config, parse_overrides  # noqa: E402
 
@@ -118,7 +120,9 @@ def main(argv=None):
         print(f"wrote {out}")
     if args.video:
         filmed = rendering.recorded_episodes(poses, episodes["episode_length"], args.video_episodes)
-        rendering.write_video(args, env.mj_model, filmed, config["ctrl_dt"])
+        body = tasks.legged_body(config, env.mj_model, np)
+        overlay = rendering.command_overlay(lambda data: tasks.facing(body, data)) if config.get("command") else None
+        rendering.write_video(args, env.mj_model, filmed, config["ctrl_dt"], overlay)
     if args.viewer:
         first = rendering.recorded_episodes(poses, episodes["episode_length"], 1)[0]
         rendering.replay_in_viewer(env.mj_model, first, config["ctrl_dt"])

@@ -24,14 +24,15 @@ def evaluation_rollout(env, policy, key, num_episodes, params=None):
     the env's); traceable. The policy's keys come from `key` apart from the envs' keys, so starts and pushes do not
     depend on the policy. Returns (episodes, poses): per episode its return, length, whether it reached the time
     limit, each task measure at its last step and its mean over the episode (`<name>_mean`); and poses
-    [steps, episodes, nq + 3 nmocap], qpos then the mocap (target) positions, for rendering (valid below each
-    length)."""
+    [steps, episodes, nq + 3 nmocap + nuserdata], qpos, the mocap (target) positions and the userdata (the velocity
+    command), for rendering (valid below each length)."""
     params = env.default_params if params is None else params
     measures = task_measures(env)
 
     def _eval_step(carry, policy_key):
         state, ended, result = carry
-        poses = jnp.concatenate([state.data.qpos, state.data.mocap_pos.reshape(num_episodes, -1)], axis=-1)
+        poses = jnp.concatenate([state.data.qpos, state.data.mocap_pos.reshape(num_episodes, -1), state.data.userdata],
+                                axis=-1)
         state = jax.vmap(env.step, in_axes=(0, 0, None))(state, policy(state.obs, policy_key), params)
         live = ~ended
         ends_now = live & (state.terminated | state.truncated)

@@ -235,7 +235,7 @@ def run_episode(exported, data, draws, poses=None):
     record, sums, inference_s = dict(episode_return=0.0, episode_length=0, reached_time_limit=False), {}, 0.0
     for time_step in range(exported.config["episode_length"]):
         if poses is not None:
-            poses.append(np.concatenate([data.qpos, data.mocap_pos.ravel()]))
+            poses.append(np.concatenate([data.qpos, data.mocap_pos.ravel(), data.userdata]))
         start = time.perf_counter()
         action = np.clip(exported.act(obs), -1.0, 1.0)
         inference_s += time.perf_counter() - start
@@ -308,10 +308,6 @@ def change_command(command, key):
     return np.zeros(commands.SIZE) if change is None else np.asarray(command) + change
 
 
-def command_text(command):
-    return f"forward {command[0]:+.2f} m/s, left {command[1]:+.2f} m/s, turn {command[2]:+.2f} rad/s"
-
-
 def play_in_viewer(exported, seed):
     """The policy in MuJoCo's viewer at real time. A stage that follows velocity commands holds the one the keys set
     (COMMAND_KEYS; standing still at first, or --command's), shown in the viewer; other stages' keys (KEYS) steer the
@@ -326,7 +322,7 @@ def play_in_viewer(exported, seed):
     draws, data, pressed = numpy_draws(np.random.default_rng(seed)), mujoco.MjData(exported.mj_model), []
     print("\n".join(f"  {name:>9}  {what}" for name, what in [*shown, KEYS[80], KEYS[82]]))
     if steered:
-        print(f"command: {command_text(exported.schedule.low)}", flush=True)
+        print(f"command: {commands.text(exported.schedule.low)}", flush=True)
     with mujoco.viewer.launch_passive(exported.mj_model, data, key_callback=pressed.append) as viewer:
         (obs, episode), time_step = reset(exported, data, draws), 0
         while viewer.is_running():
@@ -343,7 +339,7 @@ def play_in_viewer(exported, seed):
                     elif steered and key in COMMAND_KEYS:  # held from now on, through restarts too
                         exported = holding(exported, change_command(data.userdata, key))
                         data.userdata[:] = exported.schedule.low
-                        print(f"command: {command_text(data.userdata)}", flush=True)
+                        print(f"command: {commands.text(data.userdata)}", flush=True)
                     elif not steered and key in KEYS:
                         move_target(exported, data, key)
                 action = np.clip(exported.act(obs), -1.0, 1.0)
@@ -354,7 +350,7 @@ def play_in_viewer(exported, seed):
                         or time_step >= exported.config["episode_length"]):
                     (obs, episode), time_step = reset(exported, data, draws), 0
             if steered:
-                viewer.set_texts((None, None, "command", command_text(data.userdata)))
+                viewer.set_texts((None, None, "command", commands.text(data.userdata)))
             viewer.sync()
             time.sleep(max(0.0, exported.config["ctrl_dt"] - (time.perf_counter() - start)))
 
@@ -411,7 +407,9 @@ def main(argv=None):
         files.atomic_write(args.out, json.dumps(summary, indent=1) + "\n")
         print(f"wrote {args.out}")
     if args.video:
-        rendering.write_video(args, exported.mj_model, films, exported.config["ctrl_dt"])
+        overlay = None if exported.schedule is None else rendering.command_overlay(
+            lambda data: tasks.facing(exported.body, data))
+        rendering.write_video(args, exported.mj_model, films, exported.config["ctrl_dt"], overlay)
 
 
 if __name__ == "__main__":

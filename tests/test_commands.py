@@ -14,8 +14,14 @@ import commands
 import curriculum
 import envs
 import play
+import rendering
 import tasks
 from configs import get_config
+
+
+def test_the_commanded_velocity_turns_with_the_heading():
+    np.testing.assert_allclose(commands.world_velocity(np.array([0.0, 1.0]), [1.0, 0.5, 0.3]), [-0.5, 1.0])
+    np.testing.assert_allclose(commands.world_velocity(np.array([0.6, -0.8]), [2.0, 0.0, 0.0]), [1.2, -1.6])
 
 
 def test_draws_and_redraws_follow_the_settings():
@@ -169,6 +175,30 @@ def test_play_holds_a_command_and_measures_its_tracking():
         play.holding(dataclasses.replace(exported, schedule=None), [1.0, 0.0, 0.0])
     with pytest.raises(play.ConfigError, match="three numbers VX,VY,YAW"):
         play.parse_command("1.0,0")
+
+
+def test_videos_draw_the_command_held_in_the_recorded_poses():
+    """play.py's recorded poses carry the command; the command overlay draws it as a green arrow (none when standing)
+    and captions it."""
+    config = get_config("trex_stage2", {"push_interval": 0, "randomize.enabled": False, "episode_length": 3})
+    mj_model = tasks.load_model(config)
+    exported = play.exported_policy(dict(env="trex_stage2", checkpoint=dict(update=0)), config, mj_model,
+                                    ZeroPolicy(mj_model.nu))
+    overlay = rendering.command_overlay(lambda data: tasks.facing(exported.body, data))
+    frames = {}
+    for command in ("1.5,0,0", "0,0,0"):
+        _, films = play.play_episodes(play.holding(exported, play.parse_command(command)), 1, seed=0, film=1)
+        pose = films[0][-1]
+        assert pose.shape == (mj_model.nq + 3 * mj_model.nmocap + commands.SIZE,)
+        np.testing.assert_array_equal(pose[-commands.SIZE:], play.parse_command(command))
+        frames[command] = [rendering.render_frames(mj_model, pose[None], 160, 120, "track", drawn)[0]
+                           for drawn in (None, overlay)]
+    green = lambda frame: np.sum((frame[..., 1] > frame[..., 0] + 60.0) & (frame[..., 1] > frame[..., 2] + 60.0))  # noqa
+    plain, drawn = frames["1.5,0,0"]
+    assert green(drawn) > green(plain) + 50
+    assert np.any(drawn[:14] != plain[:14])  # the caption band
+    plain, drawn = frames["0,0,0"]
+    assert green(drawn) == green(plain) and np.any(drawn[:14] != plain[:14])
 
 
 def test_keys_change_the_command():
