@@ -11,7 +11,7 @@ with randomness from a `uniform(shape, low, high)` callback, so this module impo
 from dataclasses import dataclass
 import numpy as np
 
-from configs import ConfigError
+from configs import ConfigError, as_range
 
 SIZE = 3  # forward (m/s), left (m/s), yaw rate (rad/s)
 RANGES = ("forward", "lateral", "yaw_rate")  # the `command` settings that are ranges, in the command's order
@@ -25,11 +25,6 @@ class Schedule:
     high: np.ndarray  # the greatest
     standing_share: float  # share of draws that command standing still
     interval: tuple  # (low, high) control steps until the next draw
-
-
-def as_range(value):
-    """(low, high) of a range or of a fixed number."""
-    return tuple(value) if isinstance(value, (list, tuple)) else (value, value)
 
 
 def schedule(config):

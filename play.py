@@ -43,7 +43,7 @@ import files  # noqa: E402
 import randomization  # noqa: E402
 import rendering  # noqa: E402
 import tasks  # noqa: E402
-from configs import ConfigError  # noqa: E402
+from configs import ConfigError, as_range  # noqa: E402
 
 FORMAT = "dino-mjx-policy-1"  # of policy.json, written by export.py
 POLICY_ONNX, POLICY_JSON = "policy.onnx", "policy.json"
@@ -333,7 +333,7 @@ def play_in_viewer(exported, seed):
                         (obs, episode), time_step = reset(exported, data, draws), 0
                     elif key == 80:
                         pushes = KEY_PUSH_SPEED if exported.plan.push_speed is None else exported.plan.push_speed
-                        speed = randomization.as_range(pushes)[1]
+                        speed = as_range(pushes)[1]
                         angle = draws.start((), -np.pi, np.pi)
                         data.qvel[:2] += speed * np.array([np.cos(angle), np.sin(angle)])
                     elif steered and key in COMMAND_KEYS:  # held from now on, through restarts too

@@ -21,7 +21,7 @@ import numpy as np
 
 import model_checks
 import tasks
-from configs import BODY_SCALED, ConfigError
+from configs import BODY_SCALED, ConfigError, as_range, is_range
 
 # What each range of `randomize` draws: its unit and the least value it may take.
 RANGES = dict(
@@ -36,15 +36,6 @@ RANGES = dict(
 )
 MAX_ACTION_DELAY = 2  # control steps
 SCALED = dict(kp=("actuator_gainprm", "actuator_biasprm"), damping=("dof_damping",), armature=("dof_armature",))
-
-
-def is_range(value):
-    return isinstance(value, (list, tuple))
-
-
-def as_range(value):
-    """(low, high) of a range or of a fixed number."""
-    return tuple(value) if is_range(value) else (value, value)
 
 
 def ranges(config):

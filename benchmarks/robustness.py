@@ -42,7 +42,7 @@ import ppo_mjx  # noqa: E402
 import randomization  # noqa: E402
 import runs  # noqa: E402
 import training  # noqa: E402
-from configs import CONFIGS, curriculum_stages, get_config, with_overrides  # noqa: E402
+from configs import CONFIGS, as_range, curriculum_stages, get_config, with_overrides  # noqa: E402
 
 DO_NOTHING_MAX = 0.3  # the most a stage-1 gate may let a do-nothing policy reach
 TOP_SCALE = 2.5  # pushes up to this multiple of the top of the training range
@@ -117,7 +117,7 @@ def stage1_policy(folder):
 def beyond_training(folder, points, episodes, seed):
     """Rows of success rates of the folder's stage-1 policy (WHO) at each push speed and under each of DYNAMICS."""
     species, name, path, trained = stage1_policy(folder)
-    low, top = randomization.as_range(trained["push_speed"])
+    low, top = as_range(trained["push_speed"])
     randomized = trained["randomize"]["enabled"]
     variants = [("push", speed, {"push_speed": float(speed)}) for speed in np.linspace(0, TOP_SCALE * top, points)]
     for label, change in DYNAMICS.items():  # what the policy never saw; the rest as trained (or off, if it was)

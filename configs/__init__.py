@@ -73,6 +73,16 @@ RANGE_KEYS = dict(push_speed=float, push_interval=int, push_froude=float, **{f"r
 SCALABLE = ("push_speed", "randomize.payload")
 
 
+def is_range(value):
+    """Whether a RANGE_KEYS value is a (low, high) range rather than one number."""
+    return isinstance(value, (list, tuple))
+
+
+def as_range(value):
+    """(low, high) of a range or of a fixed number."""
+    return tuple(value) if is_range(value) else (value, value)
+
+
 def coerce_range(key, value):
     """`value` for a RANGE_KEYS key: a number, a (low, high) pair with low <= high, (randomize ones) None or
     (SCALABLE ones) BODY_SCALED."""
