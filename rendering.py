@@ -126,7 +126,7 @@ def write_video(args, mj_model, episodes, ctrl_dt, overlay=None):
 
 
 def replay_in_viewer(mj_model, poses, ctrl_dt):
-    """Play poses [T, nq + 3 nmocap] in MuJoCo's interactive viewer at real time."""
+    """Play poses [T, nq + 3 nmocap + nuserdata] in MuJoCo's interactive viewer at real time."""
     import mujoco.viewer
 
     data = mujoco.MjData(mj_model)

@@ -96,7 +96,8 @@ def zero_action_episodes(species):
     env = envs.make_env(f"{species}_stage1", episode_length=round(STAND_SECONDS / config["ctrl_dt"]),
                         push_interval=0, **{"randomize.enabled": False})
     episodes, poses = evaluation.evaluate(env, evaluation.zero_policy(env), jax.random.key(0), 3)
-    assert poses.shape == (env.config["episode_length"], 3, env.mj_model.nq + 3)  # qpos, then the target's position
+    pose_size = env.mj_model.nq + 3 * env.mj_model.nmocap + env.mj_model.nuserdata  # qpos, target, command
+    assert poses.shape == (env.config["episode_length"], 3, pose_size)
     return evaluation.evaluation_summary(env, episodes), poses
 
 
