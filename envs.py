@@ -6,11 +6,10 @@ step reads (here the reward weights, `env.default_params` by default): a learner
 compiled program serves runs whose weights differ. `build_env` composes what every env shares from small pieces,
 each a function a screen long (the observation with its noise, the reset, actuation, pushes, the physics step with
 the episode's model, termination and reward bookkeeping with the NaN guard and time limit, the auto-reset); a
-`tasks.Task` holds what differs (start state, observation, rewards, success). The physics is MJX, or plain MuJoCo
-through a host callback for sim-to-sim checks.
+`tasks.Task` holds what differs (start state, observation, rewards, success). The physics (simulation.py) is MJX,
+or plain MuJoCo through a host callback for sim-to-sim checks.
 """
 
-import copy
 import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
@@ -18,14 +17,13 @@ from typing import Any, Callable, Optional
 import jax
 import jax.numpy as jnp
 import mujoco
-import numpy as np
 from flax import struct
 from mujoco import mjx
-from mujoco.mjx import warp as mjx_warp
 
 import commands
 import model_checks
 import randomization
+import simulation
 import tasks
 from configs import ConfigError, get_config
 
@@ -71,7 +69,7 @@ def env_from_config(name, config, physics="mjx"):
     for sim-to-sim checks, deriving positions and sensors with MJX's JAX implementation."""
     if physics == "mujoco":
         config = dict(config, mjx_impl="jax")
-    check_mjx_impl(config["mjx_impl"])
+    simulation.check_mjx_impl(config["mjx_impl"])
     mj_model = tasks.load_model(config)
     model_checks.check_model(mj_model, config)  # before anything compiles
     randomization.check(config, mj_model)
@@ -82,93 +80,6 @@ def env_from_config(name, config, physics="mjx"):
 def env_params(config):
     """The params `step` reads, from a config: its reward weights as float32 scalars."""
     return {k: jnp.float32(v) for k, v in config["reward_weights"].items()}
-
-
-MJX_IMPLS = ("jax", "warp")
-
-
-def check_mjx_impl(impl):
-    """ConfigError unless MJX can run `impl` here. MuJoCo Warp needs the warp-lang package and, for speed, an NVIDIA
-    GPU (MJX would run Warp's kernels on a CPU too, slowly: refused, since nothing here is tested that way)."""
-    if impl not in MJX_IMPLS:
-        raise ConfigError(f"mjx_impl '{impl}' is not one of: {', '.join(MJX_IMPLS)}")
-    missing = [] if jax.default_backend() == "gpu" else [f"an NVIDIA GPU (JAX here runs on {jax.default_backend()})"]
-    missing += [] if mjx_warp.WARP_INSTALLED else ["MuJoCo Warp (pip install warp-lang mujoco-warp==3.17.0)"]
-    if impl == "warp" and missing:
-        raise ConfigError(f"mjx_impl 'warp' needs {' and '.join(missing)}; mjx_impl 'jax' runs anywhere")
-
-
-def put_model(mj_model, impl="jax"):
-    """The MJX model (implementation `impl`) on this process's first device. MJX's default, jax.devices()[0], belongs
-    to process 0 in a multi-host run (ppo_mjx.py --distributed), where other processes cannot address it."""
-    return mjx.put_model(mj_model, device=jax.local_devices()[0], impl=impl)
-
-
-def make_data(model, impl="jax"):
-    """Fresh MJX data on this process's first device (see `put_model`); `model` is a MuJoCo model (Warp needs one)
-    or, for the JAX implementation, an MJX model."""
-    return mjx.make_data(model, device=jax.local_devices()[0], impl=impl)
-
-
-# MJX's functions jitted once for the process, the model an argument: JAX then traces each once per model layout (every
-# stage of a species shares one) and every program built from any env of that layout reuses the trace.
-mjx_step, mjx_forward, mjx_kinematics = jax.jit(mjx.step), jax.jit(mjx.forward), jax.jit(mjx.kinematics)
-
-
-def mjx_physics(n_substeps):
-    """(model, data) -> data after `n_substeps` MJX steps of `model`."""
-
-    def advance(model, data):
-        def substep(data, _):
-            return mjx_step(model, data), None
-
-        return jax.lax.scan(substep, data, None, length=n_substeps)[0]
-
-    return advance
-
-
-def mujoco_physics(mj_model, n_substeps, model_fields=()):
-    """(model, data) -> data after `n_substeps` steps of plain MuJoCo (C, float64, on the host through a callback), left
-    as `mjx_physics` leaves it: the new state (positions, velocities, time), and the derived quantities (body and site
-    poses, velocities, contacts, sensors) of the state before the last substep, which a step computes before it
-    integrates; MJX recomputes those from that state. Observations and rewards are then the same functions of state as
-    in training, and as play.py's after `mj_step`. The state crosses as float32 once per control step, and so do the
-    `model_fields` of `model` (an MJX model) that randomization changes: each env steps its own draws."""
-    host_model = copy.copy(mj_model) if model_fields else mj_model
-    mj_data = mujoco.MjData(host_model)
-    state_fields = ("qpos", "qvel", "act", "ctrl", "qacc_warmstart", "time")
-
-    def host_steps(*batch):
-        batch = [np.asarray(x) for x in batch]
-        state, fields = batch[:len(state_fields)], batch[len(state_fields):]
-        size = max(x.shape[0] for x in batch)
-        before, after = ([np.empty((size,) + x.shape[1:], x.dtype) for x in state] for _ in range(2))
-        for i in range(size):
-            for field, x in zip(model_fields, fields):
-                getattr(host_model, field)[:] = x[i % x.shape[0]]
-            for field, x in zip(state_fields, state):
-                setattr(mj_data, field, x[i % x.shape[0]])
-            mujoco.mj_step(host_model, mj_data, nstep=n_substeps - 1)
-            for field, o in zip(state_fields, before):
-                o[i] = getattr(mj_data, field)
-            mujoco.mj_step(host_model, mj_data)
-            for field, o in zip(state_fields, after):
-                o[i] = getattr(mj_data, field)
-        return (*before, *after)
-
-    def physics(model, data):
-        state = tuple(getattr(data, field) for field in state_fields)
-        shapes = tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in state) * 2
-        fields = tuple(getattr(model, field) for field in model_fields)
-        stepped = jax.pure_callback(host_steps, shapes, *state, *fields, vmap_method="expand_dims")
-        before, after = stepped[:len(state_fields)], stepped[len(state_fields):]
-        derived = mjx_forward(model, data.replace(**dict(zip(state_fields, before))))
-        return derived.replace(**dict(zip(state_fields, after)))
-
-    return physics
-
-
-PHYSICS = ("mjx", "mujoco")
 
 
 # An env is built from the pieces below, each a plain function of `EnvParts` (what every piece reads, worked out once),
@@ -187,7 +98,7 @@ class EnvParts:
     schedule: Optional[commands.Schedule]  # the stage's velocity commands, or None
     nu: int  # actuators: the action size
     mjx_model: Any  # the nominal MJX model; `episode_model` writes an episode's draws into it
-    advance: Callable  # (model, data) -> data one control step later (`mjx_physics` or `mujoco_physics`)
+    advance: Callable  # (model, data) -> data one control step later (`simulation.mjx_physics` or `mujoco_physics`)
     blank: Any  # fresh MJX data, from which every start is drawn
     zero_action: jax.Array
     default_params: Any  # what `step` reads when given no params: the config's reward weights (`env_params`)
@@ -201,7 +112,7 @@ def uniform_from(key, count):
 
 def kinematics(mjx_model, data, **fields):
     """`data` with `fields` set and its positions recomputed (the tasks' `kinematics` callback)."""
-    return mjx_kinematics(mjx_model, data.replace(**fields))
+    return simulation.mjx_kinematics(mjx_model, data.replace(**fields))
 
 
 def with_noise(parts, obs, noise_key):
@@ -382,12 +293,12 @@ def build_env(name, config, mj_model, task, physics="mjx"):
     n_substeps = int(round(config["ctrl_dt"] / config["sim_dt"]))
     plan = randomization.plan(config, mj_model)
     if physics == "mjx":
-        advance = mjx_physics(n_substeps)
+        advance = simulation.mjx_physics(n_substeps)
     else:
-        advance = mujoco_physics(mj_model, n_substeps, tuple(plan.fields))
+        advance = simulation.mujoco_physics(mj_model, n_substeps, tuple(plan.fields))
     impl = config["mjx_impl"]
-    parts = EnvParts(config, task, plan, commands.schedule(config), mj_model.nu, put_model(mj_model, impl), advance,
-                     make_data(mj_model, impl), jnp.zeros(mj_model.nu), env_params(config))
+    parts = EnvParts(config, task, plan, commands.schedule(config), mj_model.nu, simulation.put_model(mj_model, impl),
+                     advance, simulation.make_data(mj_model, impl), jnp.zeros(mj_model.nu), env_params(config))
     first = jax.eval_shape(functools.partial(reset, parts), jax.random.key(0))
     check_reward_terms(name, config, first)
     critic_size = None if first.critic_obs is None else int(first.critic_obs.shape[-1])

@@ -35,6 +35,7 @@ import evaluation  # noqa: E402
 import ppo_mjx  # noqa: E402
 import rendering  # noqa: E402
 import runs  # noqa: E402
+import simulation  # noqa: E402
 import tasks  # noqa: E402
 import training  # noqa: E402
 from configs import ConfigError, from_saved, get_config, parse_overrides  # noqa: E402
@@ -65,7 +66,7 @@ def parse_args(argv):
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override env settings")
     parser.add_argument("--episodes", type=int, default=16, help="episodes from fresh random starts")
     parser.add_argument("--seed", type=int, default=1_000_000, help="seed of the start states and pushes")
-    parser.add_argument("--physics", choices=envs.PHYSICS, default="mjx",
+    parser.add_argument("--physics", choices=simulation.PHYSICS, default="mjx",
                         help="mjx (as trained) or mujoco (plain MuJoCo in C: the sim-to-sim check)")
     parser.add_argument("--out", help="metrics JSON (default <run folder>/eval_<physics>_<mean or sampled>.json)")
     rendering.add_video_arguments(parser)
@@ -120,8 +121,8 @@ def main(argv=None):
         print(f"wrote {out}")
     if args.video:
         filmed = rendering.recorded_episodes(poses, episodes["episode_length"], args.video_episodes)
-        body = tasks.legged_body(config, env.mj_model, np)
-        overlay = rendering.command_overlay(lambda data: tasks.facing(body, data)) if config.get("command") else None
+        overlay = (rendering.command_overlay(tasks.legged_body(config, env.mj_model, np)) if config.get("command")
+                   else None)
         rendering.write_video(args, env.mj_model, filmed, config["ctrl_dt"], overlay)
     if args.viewer:
         first = rendering.recorded_episodes(poses, episodes["episode_length"], 1)[0]

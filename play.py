@@ -407,8 +407,7 @@ def main(argv=None):
         files.atomic_write(args.out, json.dumps(summary, indent=1) + "\n")
         print(f"wrote {args.out}")
     if args.video:
-        overlay = None if exported.schedule is None else rendering.command_overlay(
-            lambda data: tasks.facing(exported.body, data))
+        overlay = None if exported.schedule is None else rendering.command_overlay(exported.body)
         rendering.write_video(args, exported.mj_model, films, exported.config["ctrl_dt"], overlay)
 
 

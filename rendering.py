@@ -12,6 +12,7 @@ import numpy as np
 
 import commands
 import files
+import tasks
 from configs import ConfigError
 
 
@@ -25,15 +26,15 @@ def set_pose(mj_model, data, pose):
     mujoco.mj_forward(mj_model, data)
 
 
-def command_overlay(facing, height=0.4):
+def command_overlay(body, height=0.4):
     """An overlay (for `render_frames`) that draws the velocity command held in `data.userdata`: a green arrow from
-    above the pelvis along the commanded horizontal velocity (1 m per m/s; `facing(data)` gives the heading, as
-    tasks.facing), at `height` times the pelvis height above it, and the command in short as the caption."""
+    above the pelvis along the commanded horizontal velocity (1 m per m/s, turned with the facing of `body`,
+    a tasks.Body on NumPy), at `height` times the pelvis height above it, and the command in short as the caption."""
 
     def overlay(data, scene):
         command = data.userdata[:commands.SIZE]
         start = data.qpos[:3] * [1.0, 1.0, 1.0 + height]
-        velocity = commands.world_velocity(facing(data), command)
+        velocity = commands.world_velocity(tasks.facing(body, data), command)
         if np.linalg.norm(velocity) > 1e-3 and scene.ngeom < scene.maxgeom:
             arrow = scene.geoms[scene.ngeom]
             mujoco.mjv_initGeom(arrow, mujoco.mjtGeom.mjGEOM_ARROW, np.zeros(3), np.zeros(3), np.zeros(9),

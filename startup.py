@@ -23,6 +23,6 @@ def before_jax():
     # MuJoCo picks its OpenGL backend when imported: headless unless the user chose one.
     os.environ.setdefault("MUJOCO_GL", headless_gl())
     # MJX prints "Failed to import warp" to stdout when the optional MuJoCo Warp backend is not installed, the usual
-    # case (envs.check_mjx_impl says what Warp needs when it is asked for); later imports of MJX are silent.
+    # case (simulation.check_mjx_impl says what Warp needs when it is asked for); later imports of MJX are silent.
     with contextlib.redirect_stdout(io.StringIO()):
         import mujoco.mjx.warp  # noqa: F401

@@ -349,29 +349,28 @@ def velocity(config, mj_model, xp):
     by the rewards."""
     body = legged_body(config, mj_model, xp)
 
-    def tracking_errors(data):
+    def tracking(data):
+        """(velocity, yaw rate, command, the two errors): the heading frame's horizontal velocity and yaw rate, the
+        command (forward, sideways, yaw rate), and how far each is from it."""
         velocity, yaw_rate = heading_velocity(body, data)
         command = data.userdata[:commands.SIZE]
-        return velocity - command[:2], yaw_rate - command[2]
+        return velocity, yaw_rate, command, velocity - command[:2], yaw_rate - command[2]
 
     def reward_terms(data, action, prev_action):
-        lin_vel_error, yaw_rate_error = tracking_errors(data)
+        velocity, yaw_rate, command, lin_vel_error, yaw_rate_error = tracking(data)
+        speed, turn = body.xp.linalg.norm(command[:2]), command[2:3]
         spin = data.qvel[3:6]
         sigma = config["tracking_sigma"]
-        command = data.userdata[:2]
-        speed = body.xp.linalg.norm(command)
-        velocity, yaw_rate = heading_velocity(body, data)
-        turn = data.userdata[2:3]
         return posture_terms(body, data, action, prev_action) | dict(
             tracking_lin_vel=rewards.tracking(rewards.squared_norm(lin_vel_error), sigma),
             tracking_yaw_rate=rewards.tracking(yaw_rate_error ** 2, sigma),
-            command_speed=rewards.capped_speed(velocity, command / (speed + 1e-6), speed),
+            command_speed=rewards.capped_speed(velocity, command[:2] / (speed + 1e-6), speed),
             command_turn=rewards.capped_speed(yaw_rate[None], body.xp.sign(turn), body.xp.abs(turn[0])),
             ang_vel=rewards.squared_norm(spin - (spin @ body.home_up) * body.home_up))  # turning is commanded
 
     def measure(data):
-        lin_vel_error, yaw_rate_error = tracking_errors(data)
-        return dict(pelvis_height=data.qpos[2], forward_speed=heading_velocity(body, data)[0][0],
+        velocity, _, _, lin_vel_error, yaw_rate_error = tracking(data)
+        return dict(pelvis_height=data.qpos[2], forward_speed=velocity[0],
                     lin_vel_error=body.xp.linalg.norm(lin_vel_error), yaw_rate_error=body.xp.abs(yaw_rate_error))
 
     return legged_task(body, lambda uniform, start_position, yaw: start_position, reward_terms, measure)

@@ -43,6 +43,7 @@ import numpy as np  # noqa: E402
 import curriculum  # noqa: E402
 import envs  # noqa: E402
 import runs  # noqa: E402
+import simulation  # noqa: E402
 import training  # noqa: E402
 from benchmarks import seeds, throughput  # noqa: E402
 from configs import ConfigError, curriculum_stages  # noqa: E402
@@ -143,7 +144,7 @@ def run_xla_flag(backend, flag):
 
 def run_mjx_impl(backend, impl):
     try:
-        envs.check_mjx_impl(impl)
+        simulation.check_mjx_impl(impl)
     except ConfigError as error:
         return dict(skipped=str(error))
     return lever_throughput(backend, {"mjx_impl": impl})

@@ -1,11 +1,12 @@
-"""Does a code change leave training unchanged? Trains a short fixed-seed T-Rex stage-1 run with a reference commit
-(in a temporary git worktree) and with a checkout, evaluates each run with its checkout's evaluate.py (sampled and
-mean actions) and compares bit for bit every metrics.csv value (the CSV's strings: repr of the floats) and every value
-of the training's eval.json and of the evaluation JSONs, except wall times, throughput, dates, commands, paths and
-machine records.
+"""Does a code change leave training unchanged? Trains a short fixed-seed run (T-Rex stage 1 unless --env) with a
+reference commit (in a temporary git worktree) and with a checkout, evaluates each run with its checkout's evaluate.py
+(sampled and mean actions) and compares bit for bit every metrics.csv value (the CSV's strings: repr of the floats) and
+every value of the training's eval.json and of the evaluation JSONs, except wall times, throughput, dates, commands,
+paths and machine records.
 
     python benchmarks/same_metrics.py --against 1bfc6fb                 # this working tree against commit 1bfc6fb
     python benchmarks/same_metrics.py --against HEAD --root OTHER_CHECKOUT --no-record
+    python benchmarks/same_metrics.py --against HEAD --env trex_stage2 --no-record     # a change to the velocity task
     python benchmarks/same_metrics.py --against 1bafe1a --set randomize.enabled=False --set eval_actions=sampled \
         --set push_speed=0.4 --set push_interval=50 --set ent_coef=0.001 --set gamma=0.97
 
@@ -35,7 +36,7 @@ ENVIRONMENT = dict(os.environ)  # the shell's; a process that imports jax sets T
 XLA_CPU_FLAGS = "--xla_cpu_max_isa=AVX2" if platform.machine() in ("x86_64", "AMD64") else ""
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # 8 updates of 32 envs x 20 steps; 50-step episodes so that truncations and episode returns occur.
-ARGS = ["--env", "trex_stage1", "--seed", "0", "--num-envs", "32", "--total-timesteps", "5120",
+ARGS = ["--seed", "0", "--num-envs", "32", "--total-timesteps", "5120",
         "--set", "num_minibatches=4", "--set", "episode_length=50", "--set", "eval_episodes=4",
         "--set", "log_every=4", "--set", "checkpoint_every=8"]
 EVALUATE = ["--episodes", "8", "--seed", "123", "--physics", "mjx", "--out", "FILE"]  # FILE: a JSON in a temp folder
@@ -80,11 +81,11 @@ def flatten(values, prefix):
     return flat
 
 
-def train_and_evaluate(root, evaluations, tmp, settings=()):
-    """({source and key: value}, updates) of the fixed run trained (with `settings`, KEY=VALUE) and evaluated by
-    `root`'s scripts."""
+def train_and_evaluate(root, evaluations, tmp, env, settings=()):
+    """({source and key: value}, updates) of the fixed run of `env` trained (with `settings`, KEY=VALUE) and evaluated
+    by `root`'s scripts."""
     out = os.path.join(tmp, "run")
-    run(root, "ppo_mjx.py", *ARGS, *[a for s in settings for a in ("--set", s)], "--out", out)
+    run(root, "ppo_mjx.py", "--env", env, *ARGS, *[a for s in settings for a in ("--set", s)], "--out", out)
     with open(os.path.join(out, "metrics.csv")) as f:
         rows = list(csv.DictReader(f))
     values = {f"metrics.csv update {i} {k}": v for i, row in enumerate(rows, 1) for k, v in row.items()
@@ -137,13 +138,15 @@ def write_note(path, note):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", required=True, metavar="COMMIT", help="reference commit (a temporary worktree)")
+    parser.add_argument("--env", default="trex_stage1", help="the env trained (a stage whose code changed)")
     parser.add_argument("--root", default=ROOT, help="checkout under test, uncommitted changes included")
     parser.add_argument("--record", metavar="JSON", help="where to write a note of what was run",
-                        default=os.path.join(ROOT, "results", "same_metrics_trex_stage1.json"))
+                        default=os.path.join(ROOT, "results", "same_metrics_ENV.json"))
     parser.add_argument("--no-record", action="store_true", help="write no note")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a setting for the checkout under test only, e.g. randomize.enabled=False")
     args = parser.parse_args()
+    args.record = args.record.replace("ENV", args.env)
     root = os.path.abspath(args.root)
     head = git(root, "rev-parse", "--short", "HEAD", error=f"--root {args.root} is not a git checkout")
     if not os.path.isfile(os.path.join(root, "ppo_mjx.py")):
@@ -160,8 +163,8 @@ def main():
         try:
             evaluations = accepted({label: root, reference: worktree})
             print(f"training and evaluating with {label}, then with {reference} (minutes each)", flush=True)
-            mine, updates = train_and_evaluate(root, evaluations[label], os.path.join(tmp, "mine"), args.set)
-            theirs, _ = train_and_evaluate(worktree, evaluations[reference], os.path.join(tmp, "theirs"))
+            mine, updates = train_and_evaluate(root, evaluations[label], os.path.join(tmp, "mine"), args.env, args.set)
+            theirs, _ = train_and_evaluate(worktree, evaluations[reference], os.path.join(tmp, "theirs"), args.env)
         finally:
             subprocess.run(["git", "-C", root, "worktree", "remove", "--force", worktree], capture_output=True)
     keys = [k for k in mine if k in theirs]
@@ -177,7 +180,8 @@ def main():
                f"{label} trains the same {updates} updates as {reference}: all {len(keys)} values equal bit for bit")
     print(verdict + (":\n" + "\n".join(found[:40]) if found else ""))
     if not args.no_record:
-        commands = [" ".join(["python ppo_mjx.py", *ARGS, *[f"--set {s}" for s in args.set], "--out RUN"])] + [
+        commands = [" ".join(["python ppo_mjx.py", "--env", args.env, *ARGS, *[f"--set {s}" for s in args.set],
+                              "--out RUN"])] + [
             " ".join(["python evaluate.py RUN", *EVALUATE, *flags]) for flags in evaluations[label].values()]
         write_note(args.record, dict(commit=head, uncommitted_py_changes=dirty, against=reference, commands=commands,
                                      one_side_only=one_side,

@@ -184,7 +184,7 @@ def test_videos_draw_the_command_held_in_the_recorded_poses():
     mj_model = tasks.load_model(config)
     exported = play.exported_policy(dict(env="trex_stage2", checkpoint=dict(update=0)), config, mj_model,
                                     ZeroPolicy(mj_model.nu))
-    overlay = rendering.command_overlay(lambda data: tasks.facing(exported.body, data))
+    overlay = rendering.command_overlay(exported.body)
     frames = {}
     for command in ("1.5,0,0", "0,0,0"):
         _, films = play.play_episodes(play.holding(exported, play.parse_command(command)), 1, seed=0, film=1)

@@ -9,7 +9,6 @@ import sys
 
 import imageio.v3 as iio
 import jax
-import jax.numpy as jnp
 import mujoco
 import numpy as np
 import pytest

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from mujoco import mjx
 
-import envs
 import rewards
+import simulation
 import tasks
 from configs import get_config
 
@@ -36,13 +36,13 @@ def test_posture_squared_norm_and_fallen():
 def balance():
     config = get_config("trex_stage1")
     mj_model = tasks.load_model(config)
-    mjx_model = envs.put_model(mj_model)
+    mjx_model = simulation.put_model(mj_model)
     task = tasks.balance(config, mj_model, jnp)
     home = mj_model.keyframe("home").qpos
 
     @jax.jit
     def reward(qpos):
-        data = mjx.kinematics(mjx_model, envs.make_data(mjx_model).replace(qpos=qpos))
+        data = mjx.kinematics(mjx_model, simulation.make_data(mjx_model).replace(qpos=qpos))
         zero = jnp.zeros(mj_model.nu)
         terms = task.reward_terms(data, zero, zero)
         return sum(config["reward_weights"][k] * v for k, v in terms.items()), terms, task.is_terminated(data)

@@ -14,6 +14,7 @@ import pytest
 from mujoco import mjx
 
 import envs
+import simulation
 import tasks
 from configs import from_saved, get_config
 from test_species import SPECIES
@@ -23,13 +24,13 @@ def probe(name):
     """(look, config, mj_model): `look(qpos, qvel, target)` is what the task computes for that hand-made state."""
     config = get_config(name)
     mj_model = tasks.load_model(config)
-    mjx_model = envs.put_model(mj_model)
+    mjx_model = simulation.put_model(mj_model)
     task = tasks.TASKS[config["task"]](config, mj_model, jnp)
     mocap = mj_model.body_mocapid[mj_model.body("target").id]
 
     @jax.jit
     def look(qpos, qvel, target):
-        data = envs.make_data(mjx_model)
+        data = simulation.make_data(mjx_model)
         data = data.replace(qpos=qpos, qvel=qvel, mocap_pos=data.mocap_pos.at[mocap].set(target))
         data = mjx.kinematics(mjx_model, data)
         zero = jnp.zeros(mj_model.nu)
