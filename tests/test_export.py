@@ -28,9 +28,6 @@ from test_species import SPECIES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STAGES = [(species, stage) for species in SPECIES for stage in (1, 2, 3)]
-# The committed policies this code plays: stage 2's walk toward a heading, a task stage 2 no longer is (it follows
-# velocity commands), and observe no command.
-COMMITTED = [(species, stage) for species in SPECIES for stage in (1, 3)]
 
 
 def committed(species, stage):
@@ -51,7 +48,7 @@ def rollout_observations(exported, steps, seed=0):
     return np.array(observations, np.float32)
 
 
-@pytest.mark.parametrize("species,stage", COMMITTED)
+@pytest.mark.parametrize("species,stage", STAGES)
 def test_committed_onnx_equals_the_jax_mean_action_on_real_observations(species, stage):
     folder = committed(species, stage)
     exported = play.load_exported(folder)
@@ -190,8 +187,9 @@ def test_bad_input_is_one_line_and_exit_code_2(tmp_path, capsys):
     cases = [
         (export.main, [str(tmp_path / "missing.msgpack")], "neither a checkpoint nor a run folder"),
         (export.main, [str(damaged)], "not a readable checkpoint"),
-        (export.main, [str(tmp_path)], "neither a checkpoint nor a run folder"),
+        (export.main, [str(tmp_path / "empty")], "neither a checkpoint nor a run folder"),
     ]
+    (tmp_path / "empty").mkdir()
     alone = tmp_path / "alone"
     alone.mkdir()
     shutil.copy(os.path.join(committed("trex", 1), "policy.onnx"), alone / "policy.onnx")
@@ -208,9 +206,15 @@ def test_bad_input_is_one_line_and_exit_code_2(tmp_path, capsys):
     cases.append((play.main, [str(other_model)], "is for another model"))
     (tmp_path / "no_json" / "policy.onnx").parent.mkdir()
     cases.append((play.main, [str(tmp_path / "no_json")], "no ONNX policy at"))
-    heading = committed("trex", 2)  # the task stage 2 was before velocity commands
-    cases += [(play.main, [heading], "the policy's task 'locomotion' is not one of this code's"),
-              (export.main, [heading, "--out", str(tmp_path / "heading")], "trained on the heading task"),
+    heading = tmp_path / "heading"  # a stage 2 of the task it was before velocity commands, as saved then
+    shutil.copytree(committed("trex", 2), heading, ignore=shutil.ignore_patterns("*.gif"))
+    checkpoint = runs.read_checkpoint(heading / runs.CHECKPOINT)
+    checkpoint["config"]["task"] = "locomotion"
+    runs.write_checkpoint(heading / runs.CHECKPOINT, checkpoint)
+    spec = json.loads((heading / "policy.json").read_text())
+    (heading / "policy.json").write_text(json.dumps(dict(spec, config=dict(spec["config"], task="locomotion"))))
+    cases += [(play.main, [str(heading)], "the policy's task 'locomotion' is not one of this code's"),
+              (export.main, [str(heading), "--out", str(tmp_path / "heading_export")], "trained on the heading task"),
               (play.main, [committed("trex", 3), "--command", "1,0,0"], "follows no velocity commands")]
     for main, argv, message in cases:
         code, lines = exit_code_and_error(main, argv, capsys)
