@@ -72,9 +72,9 @@ def test_export_writes_a_committed_stage_and_play_runs_it(tmp_path):
         export.main([committed("trex", stage), "--out", str(tmp_path / f"trex_stage{stage}")])
         spec = json.loads((tmp_path / f"trex_stage{stage}" / "policy.json").read_text())
         assert spec["env"] == f"trex_stage{stage}" and spec["species"] == "trex" and spec["stage"] == stage
-        assert spec["observation"]["size"] == 59 and len(spec["action"]["actuators"]) == spec["action"]["size"] == 14
+        assert spec["observation"]["size"] == 62 and len(spec["action"]["actuators"]) == spec["action"]["size"] == 14
         groups = spec["observation"]["groups"]
-        assert [g["name"] for g in groups] == [name for name in tasks.OBSERVATION_GROUPS if name != "command"]
+        assert [g["name"] for g in groups] == list(tasks.OBSERVATION_GROUPS)  # the command too, zero in stages 1 and 3
         assert all(a["stop"] == b["start"] for a, b in zip(groups, groups[1:]))
     summary, _ = play.play_episodes(play.load_exported(str(tmp_path / "trex_stage3")), 1, seed=3)
     assert summary["episodes"] == 1 and summary["episode_length"] > 0
