@@ -140,13 +140,13 @@ def main():
     parser.add_argument("--against", required=True, metavar="COMMIT", help="reference commit (a temporary worktree)")
     parser.add_argument("--env", default="trex_stage1", help="the env trained (a stage whose code changed)")
     parser.add_argument("--root", default=ROOT, help="checkout under test, uncommitted changes included")
-    parser.add_argument("--record", metavar="JSON", help="where to write a note of what was run",
-                        default=os.path.join(ROOT, "results", "same_metrics_ENV.json"))
+    parser.add_argument("--record", metavar="JSON",
+                        help="where to write a note of what was run (default results/same_metrics_<env>.json)")
     parser.add_argument("--no-record", action="store_true", help="write no note")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a setting for the checkout under test only, e.g. randomize.enabled=False")
     args = parser.parse_args()
-    args.record = args.record.replace("ENV", args.env)
+    args.record = args.record or os.path.join(ROOT, "results", f"same_metrics_{args.env}.json")
     root = os.path.abspath(args.root)
     head = git(root, "rev-parse", "--short", "HEAD", error=f"--root {args.root} is not a git checkout")
     if not os.path.isfile(os.path.join(root, "ppo_mjx.py")):

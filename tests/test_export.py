@@ -184,12 +184,12 @@ def exit_code_and_error(main, argv, capsys):
 def test_bad_input_is_one_line_and_exit_code_2(tmp_path, capsys):
     damaged = tmp_path / "damaged.msgpack"
     damaged.write_bytes(open(os.path.join(committed("trex", 1), runs.CHECKPOINT), "rb").read()[:5000])
+    (tmp_path / "empty").mkdir()
     cases = [
         (export.main, [str(tmp_path / "missing.msgpack")], "neither a checkpoint nor a run folder"),
         (export.main, [str(damaged)], "not a readable checkpoint"),
         (export.main, [str(tmp_path / "empty")], "neither a checkpoint nor a run folder"),
     ]
-    (tmp_path / "empty").mkdir()
     alone = tmp_path / "alone"
     alone.mkdir()
     shutil.copy(os.path.join(committed("trex", 1), "policy.onnx"), alone / "policy.onnx")
