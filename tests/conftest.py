@@ -7,12 +7,14 @@ sys.path[:0] = [os.path.dirname(HERE), HERE]
 # Test files run in two processes (pytest.ini): on a GPU, neither may take most of its memory up front.
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 # Most of the suite's time is XLA compiling programs for the CPU, and the tests run them only briefly: the suite
-# compiles with XLA's older loop emitters and without LLVM's optimizations (optimization level 0): against XLA's
-# defaults the T-Rex's MJX step compiles 2.4x and a whole PPO training of the cartpole 3x faster, and that training
-# runs 3.4x slower (benchmarks/compile_time.py). Results differ in the last bits only; users' runs keep XLA's defaults.
+# compiles with XLA's older loop emitters, without LLVM's optimizations (optimization level 0) and without the three
+# HLO passes that optimize while loops, which cost most where an env step sits inside a scan (benchmarks/
+# compile_time.py has the figures). Results differ in the last bits only; users' runs keep XLA's defaults.
 # Subprocesses the tests start inherit it.
-SUITE_XLA_FLAGS = "--xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0"
-XLA_DEFAULTS = dict(xla_cpu_use_fusion_emitters=True, xla_backend_optimization_level=2)  # for a test that runs long
+SUITE_XLA_FLAGS = ("--xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0 --xla_disable_hlo_passes="
+                   "while-loop-invariant-code-motion,while-loop-constant-sinking,simplify-while-loops")
+XLA_DEFAULTS = dict(xla_cpu_use_fusion_emitters=True, xla_backend_optimization_level=2,  # for a test that runs long
+                    xla_disable_hlo_passes="")
 os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {SUITE_XLA_FLAGS}".strip()
 
 import startup  # noqa: E402
