@@ -30,6 +30,7 @@ import time  # noqa: E402
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
+import commands  # noqa: E402
 import envs  # noqa: E402
 import evaluation  # noqa: E402
 import ppo_mjx  # noqa: E402
@@ -121,8 +122,8 @@ def main(argv=None):
         print(f"wrote {out}")
     if args.video:
         filmed = rendering.recorded_episodes(poses, episodes["episode_length"], args.video_episodes)
-        overlay = (rendering.command_overlay(tasks.legged_body(config, env.mj_model, np)) if config.get("command")
-                   else None)
+        overlay = (None if commands.schedule(config) is None
+                   else rendering.command_overlay(tasks.legged_body(config, env.mj_model, np)))
         rendering.write_video(args, env.mj_model, filmed, config["ctrl_dt"], overlay)
     if args.viewer:
         first = rendering.recorded_episodes(poses, episodes["episode_length"], 1)[0]

@@ -18,11 +18,11 @@ from configs import ConfigError
 
 def set_pose(mj_model, data, pose):
     """Put a pose (qpos, the mocap positions, the userdata, as `evaluation.evaluation_rollout` records them) into
-    `data`; a pose without the userdata leaves it zero."""
+    `data`."""
     mocap_end = mj_model.nq + 3 * mj_model.nmocap
     data.qpos[:] = pose[: mj_model.nq]
     data.mocap_pos[:] = pose[mj_model.nq:mocap_end].reshape(-1, 3)
-    data.userdata[:] = pose[mocap_end:] if len(pose) > mocap_end else 0.0
+    data.userdata[:] = pose[mocap_end:]
     mujoco.mj_forward(mj_model, data)
 
 

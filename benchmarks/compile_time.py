@@ -1,8 +1,10 @@
-"""How long XLA takes to compile this project's two kinds of program on the CPU, with its default fusion emitters, with
-its older loop emitters (`--xla_cpu_use_fusion_emitters=false`), and with loop emitters without LLVM's optimizations
-(`--xla_backend_optimization_level=0` too: what tests/conftest.py sets for the suite):
-the T-Rex stage-1 env step (64 envs, vmapped) and the whole PPO training of the plain-JAX cartpole (tests/cartpole.py,
-40 updates), each in a fresh process without a compilation cache, and how long the compiled training then runs.
+"""How long XLA takes to compile this project's kinds of program on the CPU, with its default fusion emitters, with
+its older loop emitters (`--xla_cpu_use_fusion_emitters=false`), with loop emitters without LLVM's optimizations
+(`--xla_backend_optimization_level=0` too), and with those and without the three HLO passes that optimize while
+loops (what tests/conftest.py sets for the suite): the T-Rex stage-1 env step (64 envs, vmapped), the same step inside
+a 30-step scan (as evaluations, rollouts and training run it), and the whole PPO training of the plain-JAX cartpole
+(tests/cartpole.py, 40 updates), each in a fresh process without a compilation cache, and how long the compiled
+training then runs.
 
     python benchmarks/compile_time.py        # writes results/compile_time_cpu.json
 """
@@ -14,9 +16,13 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LEVEL_0 = "--xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0"
+NO_WHILE_LOOP_PASSES = ("--xla_disable_hlo_passes=while-loop-invariant-code-motion,while-loop-constant-sinking,"
+                        "simplify-while-loops")
 EMITTERS = {"fusion (XLA's default)": "", "loop": "--xla_cpu_use_fusion_emitters=false",
-            "loop, optimization level 0 (the test suite's)":
-                "--xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0"}
+            "loop, optimization level 0": LEVEL_0,
+            "loop, optimization level 0, no while-loop passes (the test suite's)": f"{LEVEL_0} {NO_WHILE_LOOP_PASSES}"}
+ROLLOUT_STEPS = 30
 
 
 def measure():
@@ -34,10 +40,16 @@ def measure():
 
     env = envs.make_env("trex_stage1")
     states = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(0), 64))
-    lowered = jax.jit(jax.vmap(env.step)).lower(states, jnp.zeros((64, env.action_size)))
+    actions = jnp.zeros((ROLLOUT_STEPS, 64, env.action_size))
+    lowered = jax.jit(jax.vmap(env.step)).lower(states, actions[0])
     start = time.monotonic()
     lowered.compile()
     figures = {"trex_step_compile_s": time.monotonic() - start}
+    rollout = lambda states, actions: jax.lax.scan(lambda s, a: (jax.vmap(env.step)(s, a), None), states, actions)[0]
+    lowered = jax.jit(rollout).lower(states, actions)
+    start = time.monotonic()
+    lowered.compile()
+    figures["trex_step_in_scan_compile_s"] = time.monotonic() - start
     cartpole = make_plain_cartpole()
     lowered = jax.jit(ppo_mjx.make_train(dict(CONFIG, total_timesteps=64 * 32 * 40), cartpole)).lower(
         jax.random.key(0))

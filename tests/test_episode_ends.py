@@ -24,9 +24,9 @@ def test_end_poses_give_the_nearest_tip_against_the_target_and_the_pelvis_tilt()
     # 0.3 m ahead of, 0.4 m beside and 0.2 m above the left claw; at home with it 0.1 m under the left claw; rolled.
     ends = [(home, left_claw + [0.3, 0.4, 0.2]), (home, left_claw - [0.0, 0.0, 0.1]), (rolled, left_claw)]
     lengths = np.array([3, 1, 2])
-    poses = np.zeros((5, 3, model.nq + 3))
+    poses = np.zeros((5, 3, model.nq + 3 * model.nmocap + model.nuserdata))  # qpos, target, command (zero)
     for episode, (pose, target) in enumerate(ends):
-        poses[lengths[episode] - 1, episode] = np.concatenate([pose, target])
+        poses[lengths[episode] - 1, episode, :model.nq + 3] = np.concatenate([pose, target])
     env = types.SimpleNamespace(mj_model=model, config=config)
     measures = episode_ends.end_pose_measures(env, dict(episode_length=lengths), poses)
     np.testing.assert_allclose(measures["tilt_sideways"], [0.0, 0.0, 0.3], atol=1e-6)

@@ -169,7 +169,8 @@ def test_headless_video_has_the_frames_rendered(tmp_path, extension):
     env = envs.make_env("trex_stage1")
     home = env.mj_model.keyframe("home").qpos
     target = [1.0, 0.0, 1.0]
-    poses = np.stack([np.r_[home + np.r_[np.zeros(7), np.full(14, 0.02 * t)], target] for t in range(7)])
+    command = np.zeros(env.mj_model.nuserdata)
+    poses = np.stack([np.r_[home + np.r_[np.zeros(7), np.full(14, 0.02 * t)], target, command] for t in range(7)])
     frames = rendering.render_frames(env.mj_model, poses, 160, 128, "track")
     assert frames.shape == (7, 128, 160, 3) and frames.std() > 10  # not a blank image
     assert np.abs(frames[0].astype(int) - frames[-1]).mean() > 0.1  # the pose change shows
