@@ -30,8 +30,9 @@ training.enable_compilation_cache()
 
 # The two processes take test files in this order, slowest first, so that neither is left alone with a long file at
 # the end; files not named follow in their usual order.
-SLOWEST_FILES = ["test_cli.py", "test_new_species.py", "test_sweeps.py", "test_curriculum.py", "test_ppo.py",
-                 "test_export.py", "test_species.py", "test_stages.py", "test_envs.py", "test_runs.py"]
+SLOWEST_FILES = ["test_export.py", "test_cli.py", "test_sweeps.py", "test_new_species.py", "test_ppo.py",
+                 "test_curriculum.py", "test_species.py", "test_randomization.py", "test_stages.py", "test_commands.py",
+                 "test_envs.py", "test_runs.py"]  # as results/suite_profile.tsv measured them
 
 
 def pytest_collection_modifyitems(items):
