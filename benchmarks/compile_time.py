@@ -17,11 +17,11 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEVEL_0 = "--xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0"
-NO_WHILE_LOOP_PASSES = ("--xla_disable_hlo_passes=while-loop-invariant-code-motion,while-loop-constant-sinking,"
-                        "simplify-while-loops")
+SUITE_XLA_FLAGS = (f"{LEVEL_0} --xla_disable_hlo_passes=while-loop-invariant-code-motion,while-loop-constant-sinking,"
+                   "simplify-while-loops")  # tests/conftest.py compiles the suite with these
 EMITTERS = {"fusion (XLA's default)": "", "loop": "--xla_cpu_use_fusion_emitters=false",
             "loop, optimization level 0": LEVEL_0,
-            "loop, optimization level 0, no while-loop passes (the test suite's)": f"{LEVEL_0} {NO_WHILE_LOOP_PASSES}"}
+            "loop, optimization level 0, no while-loop passes (the test suite's)": SUITE_XLA_FLAGS}
 ROLLOUT_STEPS = 30
 
 

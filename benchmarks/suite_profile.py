@@ -27,6 +27,7 @@ COLUMNS = ["wall_s", *EVENTS, "test"]
 
 PROGRAM_COLUMNS = ["seconds", "which", "program", "test"]
 LONG_S = 1.0
+LISTED = {EVENTS["trace_s"]: "trace_s", EVENTS["compile_s"]: "compile_s"}  # the events listed per program
 
 seconds = collections.Counter()
 long_events = []  # (seconds, trace_s or compile_s, program) of this test's long traces and compiles
@@ -36,22 +37,23 @@ def path():
     return os.environ.get("SUITE_PROFILE", DEFAULT)
 
 
-def programs_path():
-    stem, extension = os.path.splitext(path())
+def programs_path(profile):
+    """Where the long traces and compiles of the profile `profile` are listed."""
+    stem, extension = os.path.splitext(profile)
     return f"{stem}_programs{extension}"
 
 
 def record(event, duration, fun_name="?", **_):
     name = event.rsplit("/", 1)[-1]
     seconds[name] += duration
-    which = {EVENTS["trace_s"]: "trace_s", EVENTS["compile_s"]: "compile_s"}.get(name)
+    which = LISTED.get(name)
     if which and duration >= LONG_S:
         long_events.append((duration, which, fun_name))
 
 
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # the main process starts the files; workers append to them
-        for name, columns in [(path(), COLUMNS), (programs_path(), PROGRAM_COLUMNS)]:
+        for name, columns in [(path(), COLUMNS), (programs_path(path()), PROGRAM_COLUMNS)]:
             with open(name, "w") as f:
                 f.write("\t".join(columns) + "\n")
     import jax.monitoring
@@ -68,7 +70,7 @@ def pytest_runtest_protocol(item, nextitem):
     with open(path(), "a") as f:
         f.write("\t".join([f"{time.monotonic() - start:.1f}", *(f"{seconds[e]:.1f}" for e in EVENTS.values()),
                            item.nodeid]) + "\n")
-    with open(programs_path(), "a") as f:
+    with open(programs_path(path()), "a") as f:
         f.writelines(f"{duration:.1f}\t{which}\t{program}\t{item.nodeid}\n" for duration, which, program in long_events)
 
 
@@ -103,11 +105,11 @@ def print_programs(rows):
 
 if __name__ == "__main__":
     arguments = [a for a in sys.argv[1:] if a != "--programs"]
+    profile = arguments[0] if arguments else DEFAULT
     if "--programs" in sys.argv:
-        os.environ["SUITE_PROFILE"] = arguments[0] if arguments else DEFAULT
-        print_programs(read(programs_path()))
+        print_programs(read(programs_path(profile)))
         sys.exit()
-    rows = read(arguments[0] if arguments else DEFAULT)
+    rows = read(profile)
     print("| file | " + " | ".join(COLUMNS[:-1]) + " |\n|---|" + "---:|" * (len(COLUMNS) - 1))
     for name, sums in {**by_file(rows), "all": sum(by_file(rows).values(), collections.Counter())}.items():
         print(f"| {name} | " + " | ".join(f"{sums[k]:.0f}" for k in COLUMNS[:-1]) + " |")

@@ -11,8 +11,8 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 # HLO passes that optimize while loops, which cost most where an env step sits inside a scan (benchmarks/
 # compile_time.py has the figures). Results differ in the last bits only; users' runs keep XLA's defaults.
 # Subprocesses the tests start inherit it.
-SUITE_XLA_FLAGS = ("--xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0 --xla_disable_hlo_passes="
-                   "while-loop-invariant-code-motion,while-loop-constant-sinking,simplify-while-loops")
+from benchmarks.compile_time import SUITE_XLA_FLAGS  # noqa: E402  (only constants: nothing of JAX loads)
+
 XLA_DEFAULTS = dict(xla_cpu_use_fusion_emitters=True, xla_backend_optimization_level=2,  # for a test that runs long
                     xla_disable_hlo_passes="")
 os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {SUITE_XLA_FLAGS}".strip()

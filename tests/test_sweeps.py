@@ -111,7 +111,8 @@ def test_group_folder_records_members_and_ranks_settings(sweep):
 
 
 def test_sharded_over_two_devices_equals_one_device(sweep, cartpole_straight, tmp_path):
-    env = dict(os.environ, XLA_FLAGS=f"{os.environ['XLA_FLAGS']} --xla_force_host_platform_device_count=2")  # the suite's too
+    # The suite's XLA flags, and two CPU devices.
+    env = dict(os.environ, XLA_FLAGS=f"{os.environ['XLA_FLAGS']} --xla_force_host_platform_device_count=2")
     result = subprocess.run([sys.executable, os.path.join(HERE, "sharded_runs.py"), str(tmp_path)], env=env,
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
