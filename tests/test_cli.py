@@ -20,14 +20,14 @@ import cli
 import envs
 import evaluate
 import play
+import tinysaur
 from configs import CONFIGS, CPU_DEFAULTS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPECIES = sorted({name.rsplit("_stage", 1)[0] for name in CONFIGS})
-# A tiny T-Rex stage-1 run: 6 updates of 8 envs x 20 steps, 30-step episodes.
-TINY = ["--env", "trex_stage1", "--num-envs", "8", "--total-timesteps", "960", "--set", "num_steps=20",
-        "--set", "num_minibatches=4", "--set", "eval_episodes=4", "--set", "episode_length=30", "--set", "log_every=2",
-        "--set", "checkpoint_every=4"]
+# A tiny run of the made-up species' stage 1 (tests/tinysaur.py), as tests/test_new_species.py's curriculum trains
+# it: 2 updates of 4 envs x 8 steps, 16-step episodes.
+TINY = ["--env", "tinysaur_stage1", *tinysaur.TINY]
 
 
 def run_main(main, args, capsys):
@@ -189,8 +189,15 @@ def test_a_video_without_a_renderer_is_one_line():
 
 
 @pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
-    """A tiny T-Rex training run through the CLI, logging to Weights & Biases in offline mode."""
+def species():
+    """The made-up species, registered for the tests from here on in this module."""
+    with tinysaur.registered() as stages:
+        yield stages
+
+
+@pytest.fixture(scope="module")
+def tiny_run(species, tmp_path_factory):
+    """A tiny training run through the CLI, logging to Weights & Biases in offline mode."""
     out = tmp_path_factory.mktemp("cli") / "run"
     stdout = io.StringIO()
     with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(stdout):
@@ -202,17 +209,17 @@ def tiny_run(tmp_path_factory):
 
 def test_tiny_training_run_writes_outputs(tiny_run):
     out, stdout = tiny_run
-    assert "update 6/6" in stdout and "steps/s" in stdout and "ETA" in stdout
+    assert "update 2/2" in stdout and "steps/s" in stdout and "ETA" in stdout
     assert "compiling the training program" in stdout
     config = json.loads((out / "config.json").read_text())
-    assert config["num_envs"] == 8 and config["seed"] == 3 and config["env"] == "trex_stage1"
+    assert config["num_envs"] == 4 and config["seed"] == 3 and config["env"] == "tinysaur_stage1"
     rows = list(csv.DictReader((out / "metrics.csv").open()))
-    assert [int(r["update"]) for r in rows] == [1, 2, 3, 4, 5, 6] and int(rows[-1]["env_steps"]) == 960
+    assert [int(r["update"]) for r in rows] == [1, 2] and int(rows[-1]["env_steps"]) == 64
     for key in ["episode_return", "approx_kl", "clip_fraction", "explained_variance", "nan_resets", "steps_per_s",
                 "wall_s", "reward/upright_height", "reward/termination", "pelvis_height", "forward_speed"]:
         assert key in rows[0]
     evaluation = json.loads((out / "eval.json").read_text())
-    assert evaluation["episodes"] == 4 and 0 < evaluation["episode_length"] <= 30
+    assert evaluation["episodes"] == 2 and 0 < evaluation["episode_length"] <= 16
     assert 0.0 <= evaluation["success_rate"] <= 1.0
     assert (out / "curves.png").read_bytes()[:4] == b"\x89PNG"
     with open(out / "checkpoint.msgpack", "rb") as f:
@@ -228,7 +235,7 @@ def test_cpu_defaults_are_announced_recorded_and_overridden_by_flags(tiny_run):
     assert len(sized) == 1 and "gate.eval_every=40" in sized[0] and "num_envs" not in sized[0]
     config = json.loads((out / "config.json").read_text())
     assert config["gate"]["eval_every"] == CPU_DEFAULTS["gate.eval_every"]
-    assert (config["num_envs"], config["total_timesteps"], config["eval_episodes"]) == (8, 960, 4)  # the flags
+    assert (config["num_envs"], config["total_timesteps"], config["eval_episodes"]) == (4, 64, 2)  # the flags
 
 
 def test_resume_of_a_finished_run_does_nothing(tiny_run, capsys):
@@ -242,9 +249,9 @@ def test_resume_of_a_finished_run_does_nothing(tiny_run, capsys):
 
 @pytest.mark.parametrize("args, then", [
     (TINY, "Nothing was trained yet: run the same command again"),
-    (["--env", "trex", "--curriculum", *TINY[2:]], "Continue with: python ppo_mjx.py --resume"),
+    (["--env", "tinysaur", "--curriculum", *TINY[2:]], "Continue with: python ppo_mjx.py --resume"),
 ])
-def test_ctrl_c_while_compiling_is_one_line_and_exit_130(args, then, tmp_path, monkeypatch, capsys):
+def test_ctrl_c_while_compiling_is_one_line_and_exit_130(species, args, then, tmp_path, monkeypatch, capsys):
     def ctrl_c(*_):
         raise KeyboardInterrupt
     monkeypatch.setattr(cli.training, "init_runs", ctrl_c)  # the first program a run compiles
@@ -280,22 +287,22 @@ def test_evaluate_refuses_corrupted_and_mismatched_checkpoints(tiny_run, damaged
     out = tiny_run[0]
     before = snapshot(out)
     assert_one_line_error(run_main(evaluate.main, [str(out), "--set", "actor_hidden=[64,64]"], capsys),
-                          "(env 'trex_stage1', actor_hidden (256, 256), critic_hidden (256, 256)) does not fit env "
-                          "'trex_stage1': ['params']['params']['Dense_0']['bias'] is (256,) float32 in the "
+                          "(env 'tinysaur_stage1', actor_hidden (16, 16), critic_hidden (16, 16)) does not fit env "
+                          "'tinysaur_stage1': ['params']['params']['Dense_0']['bias'] is (16,) float32 in the "
                           "checkpoint, (64,) float32 expected")
     assert snapshot(out) == before
 
 
 def test_evaluate_in_plain_mujoco_writes_metrics_and_a_video(tiny_run, tmp_path, capsys):
     out = tiny_run[0]
-    video = tmp_path / "trex.gif"
+    video = tmp_path / "tinysaur.gif"
     code, _, err = run_main(evaluate.main, [str(out), "--episodes", "1", "--physics", "mujoco", "--video", str(video),
                                             "--width", "160", "--height", "128"], capsys)
     assert code == 0, err[-3000:]
     evaluation = json.loads((out / "eval_mujoco_mean.json").read_text())
     assert evaluation["physics"] == "mujoco" and evaluation["episodes"] == 1
-    assert evaluation["policy"] == "checkpoint at update 6, mean actions"
-    assert 0 < evaluation["episode_length"] <= 30
+    assert evaluation["policy"] == "checkpoint at update 2, mean actions"
+    assert 0 < evaluation["episode_length"] <= 16
     frames = iio.imread(video, index=None)
     # The episode filmed every 2nd control step (25 fps at 50 Hz control).
     assert frames.shape == ((int(evaluation["episode_length"]) + 1) // 2, 128, 160, 3)
