@@ -1,6 +1,7 @@
 """Policies out of JAX: the committed ONNX exports against the JAX mean action on observations of real rollouts, the
 NumPy observation against the env's along a plain-MuJoCo rollout, play.py against evaluate.py, and bad input."""
 
+import functools
 import json
 import os
 import shutil
@@ -34,6 +35,17 @@ def committed(species, stage):
     return os.path.join(ROOT, "results", f"{species}_curriculum_cpu_seed0", f"{species}_stage{stage}")
 
 
+@functools.cache
+def committed_stage(species, stage):
+    """(checkpoint, config, env) of the committed policy: its checkpoint, the config it was trained with, and that
+    config's env with observation noise off (play.observe adds none), built once for every test of the stage here."""
+    checkpoint = runs.read_checkpoint(os.path.join(committed(species, stage), runs.CHECKPOINT))
+    env_name, _, saved = from_saved(checkpoint["config"])
+    config = get_config(env_name, saved)
+    no_noise = {f"randomize.obs_noise.{group}": 0.0 for group in config["randomize"]["obs_noise"]}
+    return checkpoint, config, envs.env_from_config(env_name, get_config(env_name, saved | no_noise))
+
+
 def rollout_observations(exported, steps, seed=0):
     """Observations of `exported`'s policy running in plain MuJoCo (play.py's loop), episodes restarting as they end."""
     draws, data = play.numpy_draws(np.random.default_rng(seed)), mujoco.MjData(exported.mj_model)
@@ -54,10 +66,7 @@ def test_committed_onnx_equals_the_jax_mean_action_on_real_observations(species,
     exported = play.load_exported(folder)
     path = os.path.join(folder, runs.CHECKPOINT)
     assert exported.spec["checkpoint"]["sha256"] == play.sha256_of(path)  # the export is of the committed policy
-    checkpoint = runs.read_checkpoint(path)
-    env_name, _, saved = from_saved(checkpoint["config"])
-    config = get_config(env_name, saved)
-    env = envs.env_from_config(env_name, config)
+    checkpoint, config, env = committed_stage(species, stage)
     policy = training.load_policy(path, checkpoint, config, env)
     obs = rollout_observations(exported, 150)
     jax_action = np.asarray(jax.jit(ppo_mjx.policy_mean(config, env.action_size, **policy))(obs))
@@ -80,15 +89,14 @@ def test_export_writes_a_committed_stage_and_play_runs_it(tmp_path):
     assert summary["episodes"] == 1 and summary["episode_length"] > 0
 
 
-@pytest.mark.parametrize("name", [f"{species}_stage{stage}" for species, stage in STAGES])
-def test_play_observes_what_the_env_step_returns_along_a_randomized_rollout(name):
-    """One observation in training and deployment: along an MJX rollout of the env (randomized model, delays, offsets
-    and pushes; random actions beyond [-1, 1]; observation noise off, which test_randomization replays), play.py's
-    NumPy observation of each state the env's `step` (or reset) returns, as MuJoCo data (mjx.get_data), equals the
-    `obs` that step handed the policy; so do the controls, reward terms and measures of each transition."""
-    config = get_config(name)
-    no_noise = {f"randomize.obs_noise.{group}": 0.0 for group in config["randomize"]["obs_noise"]}
-    env = envs.make_env(name, **no_noise)
+@pytest.mark.parametrize("species,stage", STAGES)
+def test_play_observes_what_the_env_step_returns_along_a_randomized_rollout(species, stage):
+    """One observation in training and deployment: along an MJX rollout of a committed policy's env (randomized model,
+    delays, offsets and pushes; random actions beyond [-1, 1]; observation noise off, which test_randomization
+    replays), play.py's NumPy observation of each state the env's `step` (or reset) returns, as MuJoCo data
+    (mjx.get_data), equals the `obs` that step handed the policy; so do the controls, reward terms and measures of
+    each transition."""
+    _, _, env = committed_stage(species, stage)
     exported = play.exported_policy({}, env.config, env.mj_model, None)
     task, weights = exported.task, env.config["reward_weights"]
     steps = 30
