@@ -1,9 +1,10 @@
 """What the command-line entry points (ppo_mjx.py run as a script, evaluate.py, the benchmarks and analysis tools) do
 first, before anything imports JAX or MuJoCo: settings that XLA and MuJoCo read once, when they load (values the user's
-environment sets win), and a quiet first import of MJX."""
+environment sets win), a quiet first import of MJX, and a garbage collector sized for tracing JAX programs."""
 
 import contextlib
 import ctypes.util
+import gc
 import io
 import os
 
@@ -26,3 +27,7 @@ def before_jax():
     # case (simulation.check_mjx_impl says what Warp needs when it is asked for); later imports of MJX are silent.
     with contextlib.redirect_stdout(io.StringIO()):
         import mujoco.mjx.warp  # noqa: F401
+    # Tracing and lowering an MJX program allocates millions of short-lived Python objects; at Python's default
+    # thresholds (700, 10, 10) the garbage collector takes a fifth of that time (benchmarks/compile_time.py). It
+    # still runs here, a hundred times less often.
+    gc.set_threshold(100_000, 100, 100)
