@@ -161,7 +161,10 @@ def plot(rows):
 
 
 def markdown(report):
-    lines = ["# Gates and stage-1 policies against the do-nothing policy and beyond their training", "",
+    title = {(True, True): "Gates and stage-1 policies against the do-nothing policy and beyond their training",
+             (True, False): "Gates against the do-nothing policy",
+             (False, True): "Stage-1 policies beyond their training, against the do-nothing policy"}
+    lines = [f"# {title[bool(report['gates']), bool(report['beyond'])]}", "",
              f"`{report['command']}`: {report['machine']['backend']} ({report['machine']['cpu']}), jax "
              f"{report['machine']['versions']['jax']}, mujoco {report['machine']['versions']['mujoco']}, "
              f"{report['date']}, {report['wall_s']:.0f} s; {report['episodes']} episodes per row, seed "
