@@ -20,11 +20,15 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-import evaluate  # noqa: E402  first: it chooses the log level and OpenGL backend before JAX and MuJoCo load
+import startup  # noqa: E402
+
+startup.before_jax()
+
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
 import envs  # noqa: E402
+from configs import ConfigError  # noqa: E402
 
 
 def function_sizes(module_text):
@@ -44,7 +48,11 @@ def main(argv=None):
     parser.add_argument("--top", type=int, default=8, help="functions to list")
     parser.add_argument("--no-compile", action="store_true", help="stop after lowering")
     args = parser.parse_args(argv)
-    env = envs.make_env(args.env)
+    try:
+        env = envs.make_env(args.env)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     state = jax.eval_shape(env.reset, jax.random.key(0))
     start = time.monotonic()
     traced = jax.jit(env.step).trace(state, jnp.zeros(env.action_size))
@@ -63,7 +71,8 @@ def main(argv=None):
         instructions = sum(" = " in line for line in optimized.splitlines())
         print(f"\nXLA: {instructions:,} instructions after optimization, compiled in {time.monotonic() - start:.1f} s "
               f"(XLA_FLAGS={os.environ.get('XLA_FLAGS', '')!r})")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
