@@ -23,6 +23,7 @@ startup.before_jax()  # as the entry points do: a headless OpenGL backend before
 
 import pytest  # noqa: E402
 
+import tinysaur  # noqa: E402
 import training  # noqa: E402
 
 # Compiled MJX programs are reused across test runs.
@@ -49,3 +50,11 @@ def cartpole_straight(tmp_path_factory):
     out = tmp_path_factory.mktemp("straight")
     training.run(make_cartpole_env(SHORT_CONFIG), SHORT_CONFIG, 0, str(out))
     return out
+
+
+@pytest.fixture(scope="module")
+def made_up_species():
+    """The made-up species' stage configs (tests/tinysaur.py), registered under tinysaur_stage1-3 for the rest of the
+    module that asks for them."""
+    with tinysaur.registered() as stages:
+        yield stages

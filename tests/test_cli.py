@@ -189,14 +189,7 @@ def test_a_video_without_a_renderer_is_one_line():
 
 
 @pytest.fixture(scope="module")
-def species():
-    """The made-up species, registered for the tests from here on in this module."""
-    with tinysaur.registered() as stages:
-        yield stages
-
-
-@pytest.fixture(scope="module")
-def tiny_run(species, tmp_path_factory):
+def tiny_run(made_up_species, tmp_path_factory):
     """A tiny training run through the CLI, logging to Weights & Biases in offline mode."""
     out = tmp_path_factory.mktemp("cli") / "run"
     stdout = io.StringIO()
@@ -251,7 +244,7 @@ def test_resume_of_a_finished_run_does_nothing(tiny_run, capsys):
     (TINY, "Nothing was trained yet: run the same command again"),
     (["--env", "tinysaur", "--curriculum", *TINY[2:]], "Continue with: python ppo_mjx.py --resume"),
 ])
-def test_ctrl_c_while_compiling_is_one_line_and_exit_130(species, args, then, tmp_path, monkeypatch, capsys):
+def test_ctrl_c_while_compiling_is_one_line_and_exit_130(made_up_species, args, then, tmp_path, monkeypatch, capsys):
     def ctrl_c(*_):
         raise KeyboardInterrupt
     monkeypatch.setattr(cli.training, "init_runs", ctrl_c)  # the first program a run compiles

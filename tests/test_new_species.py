@@ -22,19 +22,12 @@ import tinysaur
 CURRICULUM = [*tinysaur.TINY, "--set", "gate.eval_every=1"]
 
 
-@pytest.fixture(scope="module")
-def species():
-    """The made-up species' stage configs, registered under tinysaur_stage1-3 for this module's tests."""
-    with tinysaur.registered() as stages:
-        yield stages
-
-
-def test_a_name_registered_twice_is_refused(species):
+def test_a_name_registered_twice_is_refused(made_up_species):
     with pytest.raises(configs.ConfigError, match="^env names already registered: tinysaur_stage1$"):
-        configs.register({"tinysaur_stage1": species["tinysaur_stage1"]})
+        configs.register({"tinysaur_stage1": made_up_species["tinysaur_stage1"]})
 
 
-def test_body_scaled_defaults_fit_the_body(species):
+def test_body_scaled_defaults_fit_the_body(made_up_species):
     config = configs.get_config("tinysaur_stage1")
     mj_model = tasks.load_model(config)
     model_checks.check_model(mj_model, config)
@@ -53,13 +46,13 @@ def test_body_scaled_defaults_fit_the_body(species):
     assert randomization.body_scaled(trex, trex_model)["push_speed"] == pytest.approx((0.2, 0.4), abs=2e-3)
 
 
-def test_the_curriculum_trains_each_stage_to_finite_records(species, tmp_path):
+def test_the_curriculum_trains_each_stage_to_finite_records(made_up_species, tmp_path):
     out = tmp_path / "curriculum"
     cli.main(["--env", "tinysaur", "--curriculum", "--seed", "0", "--out", str(out), *CURRICULUM])
     with open(out / "curriculum.json") as f:
         stages = json.load(f)["stages"]
-    assert [s["stage"] for s in stages] == list(species)
-    for name in species:
+    assert [s["stage"] for s in stages] == list(made_up_species)
+    for name in made_up_species:
         with open(out / name / "eval.json") as f:
             evaluation = json.load(f)
         numbers = [v for v in evaluation.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
