@@ -1,9 +1,10 @@
 """A species' curriculum: its stages trained in order, each until its gate passes or its step budget runs out, each
 warm-starting from the last. Gates are evaluated between training chunks through training.run_group's `after_chunk`.
 
-Gates (`gate` in a stage config, see configs/stages.py): every `eval_every` updates the policy is evaluated
-(with its `eval_actions`: the Gaussian's mean by default); an evaluation passes when every metric in `min` is at
-least its threshold; the gate passes when `consecutive` evaluations in a row have passed.
+Gates (`gate` in a stage config, see configs/stages.py): every `eval_every` updates, once the stage has trained
+`min_env_steps` (if given), the policy is evaluated (with its `eval_actions`: the Gaussian's mean by default); an
+evaluation passes when every metric in `min` is at least its threshold; the gate passes when `consecutive`
+evaluations in a row have passed.
 
 A curriculum folder holds curriculum.json (species, seed, overrides, the sessions that ran it, a record per finished
 stage) and a run folder per stage. `--resume` continues it at the stage and update of the stage's last checkpoint,
@@ -45,6 +46,8 @@ def check_gate(gate, env):
                           f"report; metrics: {', '.join(known)}")
     if gate["consecutive"] < 1 or gate["eval_every"] < 1:
         raise ConfigError(f"env '{env.name}': gate consecutive and eval_every must be at least 1")
+    if gate.get("min_env_steps", 0) < 0:
+        raise ConfigError(f"env '{env.name}': gate min_env_steps must be at least 0")
 
 
 def curriculum_envs(names, configs):
@@ -77,15 +80,17 @@ def gate_decision(gate, summary, previous):
 
 
 def make_gate(gate, path, previous=()):
-    """(after_chunk callback for training.run_group, outcome()): every `eval_every` updates the callback evaluates
-    the policy, appends the decision to gate.json at `path` and ends training once the gate has passed (at once when
-    the `previous` decisions of a resumed stage already passed it); outcome() summarizes the decisions for
-    eval.json."""
+    """(after_chunk callback for training.run_group, outcome()): every `eval_every` updates, from `min_env_steps` on,
+    the callback evaluates the policy, appends the decision to gate.json at `path` and ends training once the gate
+    has passed (at once when the `previous` decisions of a resumed stage already passed it); outcome() summarizes the
+    decisions for eval.json."""
     decisions = list(previous)
 
     def after_chunk(progress):
         if decisions and decisions[-1]["gate_passed"]:
             return True
+        if progress.env_steps < gate.get("min_env_steps", 0):
+            return False
         if progress.update - (decisions[-1]["update"] if decisions else 0) < gate["eval_every"]:
             return False
         decision = gate_decision(gate, progress.evaluate()[0], decisions)
@@ -99,7 +104,8 @@ def make_gate(gate, path, previous=()):
     def outcome():
         return dict(passed=bool(decisions and decisions[-1]["gate_passed"]), evaluations=len(decisions),
                     min=gate["min"], **({"max": gate["max"]} if "max" in gate else {}),
-                    consecutive=gate["consecutive"])
+                    consecutive=gate["consecutive"],
+                    **({"min_env_steps": gate["min_env_steps"]} if "min_env_steps" in gate else {}))
 
     return after_chunk, outcome
 

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import pathlib
+import types
 
 import jax
 import numpy as np
@@ -71,6 +72,22 @@ def test_gate_naming_an_unknown_metric_is_refused():
     curriculum.check_gate(dict(min=dict(pole_angle_mean=0.0), consecutive=1, eval_every=1), env)
     with pytest.raises(ConfigError, match="the gate names sucess_rate, which its evaluation does not report"):
         curriculum.check_gate(dict(min=dict(sucess_rate=0.5), consecutive=1, eval_every=1), env)
+    with pytest.raises(ConfigError, match="gate min_env_steps must be at least 0"):
+        curriculum.check_gate(dict(min=dict(pole_angle_mean=0.0), consecutive=1, eval_every=1, min_env_steps=-1), env)
+
+
+def test_a_gate_evaluates_nothing_before_its_min_env_steps(tmp_path):
+    """From `min_env_steps` on, every `eval_every` updates, as a gate without it does from the start."""
+    after_chunk, outcome = curriculum.make_gate(dict(GATE, eval_every=2, min_env_steps=500), tmp_path / "gate.json")
+    evaluated = []
+    for update in range(1, 20):
+        progress = types.SimpleNamespace(update=update, env_steps=100 * update, wall_s=0.0,
+                                         evaluate=lambda: (evaluated.append(update) or GOOD, None))
+        if after_chunk(progress):
+            break
+    assert evaluated == [5, 7, 9] and update == 9
+    assert outcome()["passed"] and outcome()["evaluations"] == 3
+    assert [d["env_steps"] for d in json.loads((tmp_path / "gate.json").read_text())["decisions"]] == [500, 700, 900]
 
 
 # Stage 1 passes its gate at its second evaluation (update 4 of 6); stage 2 cannot pass and learns nothing (lr 0), so

@@ -63,3 +63,5 @@ def test_the_curriculum_trains_each_stage_to_finite_records(made_up_species, tmp
         assert all(math.isfinite(float(v)) for v in rows[-1].values()), name
         assert all(math.isfinite(float(row[k])) for row in rows for k in ("actor_loss", "value_loss", "reward")), name
         assert os.path.exists(out / name / "checkpoint.msgpack"), name
+        with open(out / name / "gate.json") as f:
+            assert len(json.load(f)["decisions"]) == 2, name  # gated after each update
