@@ -3,8 +3,8 @@ warm-starting from the last. Gates are evaluated between training chunks through
 
 Gates (`gate` in a stage config, see configs/stages.py): every `eval_every` updates, once the stage has trained
 `min_env_steps` (if given), the policy is evaluated (with its `eval_actions`: the Gaussian's mean by default); an
-evaluation passes when every metric in `min` is at least its threshold; the gate passes when `consecutive`
-evaluations in a row have passed.
+evaluation passes when every metric in `min` is at least its threshold and every one in `max` at most its own; the
+gate passes when `consecutive` evaluations in a row have passed.
 
 A curriculum folder holds curriculum.json (species, seed, overrides, the sessions that ran it, a record per finished
 stage) and a run folder per stage. `--resume` continues it at the stage and update of the stage's last checkpoint,
@@ -103,9 +103,7 @@ def make_gate(gate, path, previous=()):
 
     def outcome():
         return dict(passed=bool(decisions and decisions[-1]["gate_passed"]), evaluations=len(decisions),
-                    min=gate["min"], **({"max": gate["max"]} if "max" in gate else {}),
-                    consecutive=gate["consecutive"],
-                    **({"min_env_steps": gate["min_env_steps"]} if "min_env_steps" in gate else {}))
+                    **{k: gate[k] for k in ("min", "max", "consecutive", "min_env_steps") if k in gate})
 
     return after_chunk, outcome
 

@@ -21,20 +21,22 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+import startup  # noqa: E402
+
+startup.before_jax()
+
+import jax  # noqa: E402
+
+import files  # noqa: E402
+import training  # noqa: E402
+from benchmarks.throughput import prepare  # noqa: E402
+
 SETTINGS = dict(default="", one_thread="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
 
 def worker(env_name, num_envs, updates, repeats, barrier, count, out):
     """Compile and warm up one PPO train call, wait until `count` workers are ready (files in `barrier`), time
     `repeats` calls, and write {env, steps per call, seconds per call} to `out`."""
-    import startup
-
-    startup.before_jax()
-    import jax
-
-    import training
-    from benchmarks.throughput import prepare
-
     training.enable_compilation_cache()
     config, calls, _ = prepare(env_name, num_envs, updates)
     open(os.path.join(barrier, f"{os.getpid()}"), "w").close()
@@ -82,9 +84,6 @@ def main():
         return worker(args.env[0], args.num_envs, args.updates, args.repeats, args.barrier, args.processes[0],
                       args.worker)
 
-    import files
-    import runs
-
     result = dict(command=" ".join(["python", "benchmarks/side_by_side.py", *sys.argv[1:]]), envs=args.env,
                   num_envs=args.num_envs, updates_per_call=args.updates, runs=[])
     for processes in args.processes:
@@ -98,9 +97,9 @@ def main():
             print(f"{processes} x {setting:>10}: {' + '.join(f'{s:,.0f}' for s in each)} = {sum(each):,.0f} env "
                   f"steps/s", flush=True)
     result |= dict(date=time.strftime("%Y-%m-%d"), machine=files.host(["jax", "jaxlib", "mujoco", "mujoco-mjx"]),
-                   backend=records[0]["backend"], cpu_count=os.cpu_count())
+                   backend=records[0]["backend"])
     path = os.path.join(ROOT, "results", f"side_by_side_{result['backend']}.json")
-    runs.atomic_write(path, json.dumps(result, indent=1) + "\n")
+    files.atomic_write(path, json.dumps(result, indent=1) + "\n")
     print(f"-> {path}")
 
 
