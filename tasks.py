@@ -33,6 +33,7 @@ from configs import ConfigError
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 TARGET_OBS_RANGE = 10.0  # (m) farther targets are observed at this distance, in their direction
+APPROACH_TURN_RADIUS = 2.5  # (m) stage 3's approach command turns at most its top speed over this (2 m/s: 0.8 rad/s)
 
 
 @dataclass(frozen=True)
@@ -215,6 +216,22 @@ def tip_closing_speed(body, data):
     return rewards.closing_speed(velocity[nearest], offset)
 
 
+def approach_command(body, data, horizontal):
+    """Stage 3's command to walk to the target (`approach_command` > 0), a velocity command as stage 2 follows:
+    forward as fast as the nearest tip is short of the target ahead (m to m/s), at most `approach_command` m/s and
+    never backward; no sideways step; the yaw rate of the bearing `horizontal` (the target in the level pelvis frame)
+    in rad, at most the top speed over APPROACH_TURN_RADIUS. Zero once the tip is level with the target: stand and
+    strike."""
+    xp = body.xp
+    _, offset = nearest_tip(body, data)
+    tip_ahead = heading_frame(xp, facing(body, data), offset[:2])[0]
+    top_speed = body.config["approach_command"]
+    forward = xp.clip(tip_ahead, 0.0, top_speed)
+    top_yaw_rate = top_speed / APPROACH_TURN_RADIUS
+    bearing = xp.arctan2(horizontal[1], horizontal[0])
+    return xp.stack([forward, xp.zeros_like(forward), xp.clip(bearing, -top_yaw_rate, top_yaw_rate)])
+
+
 # The observation's groups, in order, and what each is (export.py writes them into policy.json).
 OBSERVATION_GROUPS = dict(
     gravity="gravity direction in the pelvis frame (unit vector)",
@@ -225,7 +242,8 @@ OBSERVATION_GROUPS = dict(
     joint_velocities="hinge joint velocities (rad/s), in model order",
     foot_contacts="1 where a foot touch sensor reads more than 1 N, else 0",
     previous_action="the previous action (clipped to [-1, 1]); 0 at the first step",
-    command="the velocity command: forward and left speed (m/s), yaw rate to the left (rad/s); 0 without one",
+    command="the velocity command: forward and left speed (m/s), yaw rate to the left (rad/s); in stage 3 with "
+            "approach_command, one toward the target; 0 without one",
     target_horizontal=f"target ahead and left (m) in the level pelvis frame, at most {TARGET_OBS_RANGE:g} m away",
     target_height="target height above the pelvis (m)",
 )
@@ -238,6 +256,9 @@ def observation_groups(body, data, prev_action):
     rot = pelvis_rotation(body, data)
     offset, _ = to_target(body, data)
     horizontal = heading_frame(xp, facing(body, data), offset[:2])
+    command = data.userdata[:commands.SIZE]
+    if body.config.get("approach_command", 0.0) > 0:
+        command = approach_command(body, data, horizontal)
     horizontal *= xp.minimum(1.0, TARGET_OBS_RANGE / (xp.linalg.norm(horizontal) + 1e-6))
     groups = dict(
         gravity=-rot[2],
@@ -248,7 +269,7 @@ def observation_groups(body, data, prev_action):
         joint_velocities=data.qvel[6:],
         foot_contacts=(data.sensordata[body.touch_adr] > 1.0).astype(xp.float32),
         previous_action=prev_action,
-        command=data.userdata[:commands.SIZE],
+        command=command,
         target_horizontal=horizontal,
         target_height=offset[2:],
     )

@@ -166,4 +166,6 @@ def from_saved(saved):
         overrides["action_noise_correlation"] = 0.0
     if settings.get("task") == "behaviour" and "closing" not in settings["reward_weights"]:  # saved before the term
         overrides["reward_weights.closing"] = 0.0
+    if settings.get("task") == "behaviour" and "approach_command" not in settings:  # saved when stage 3 observed 0
+        overrides["approach_command"] = 0.0
     return env_name, seed, overrides

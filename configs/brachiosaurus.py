@@ -23,5 +23,6 @@ BRACHIOSAURUS_STAGES = species_stages("brachiosaurus", BRACHIOSAURUS, (
     dict(tip_sites=("head_tip",),  # food reach: the head tip must reach the food
          success_radius=0.6,  # tip-to-target distance (m) that counts as reached
          target_distance=(1.5, 5.0),  # range (m) of the food's distance ahead: the neck reaches ~2 m ahead of the hips
-         target_height=(2.7, 3.4)),  # range (m) of the food's height: above the standing head tip (~2.5 m)
+         target_height=(2.7, 3.4),  # range (m) of the food's height: above the standing head tip (~2.5 m)
+         approach_command=1.0),  # observe a command to walk to the food at up to 1 m/s (stage 2 learned 1.2)
 ))

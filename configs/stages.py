@@ -122,6 +122,7 @@ BEHAVIOUR = dict(
     target_distance=(2.0, 8.0),  # range (m) of the target's distance ahead of the start position
     target_lateral=1.5,  # the target sits up to +-this (m) to the side
     proximity_sigma=1.0,  # width (m) of the reward bump around the target for the tip
+    approach_command=0.0,  # top speed (m/s) of an observed command to walk to the target (tasks.py); 0: it observes 0
     reward_weights=dict(
         forward_speed=0.5,  # speed (m/s) toward the target, capped at `target_speed`
         facing=0.2,  # cosine between the pelvis facing and the direction to the target

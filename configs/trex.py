@@ -19,5 +19,6 @@ TREX_STAGES = species_stages("trex", TREX, (
     dict(command=dict(forward=(-0.5, 2.5), yaw_rate=(-1.0, 1.0))),  # stage-2 commands: it walks 2.7 m/s
     dict(tip_sites=("jaw_tip",),  # bite: the jaw tip must reach the prey
          success_radius=0.35,  # tip-to-target distance (m) that counts as reached
-         target_height=(0.6, 1.2)),  # range (m) of the prey's height above the floor (the jaw is ~1.0 m up)
+         target_height=(0.6, 1.2),  # range (m) of the prey's height above the floor (the jaw is ~1.0 m up)
+         approach_command=2.0),  # observe a command to walk to the prey at up to 2 m/s (stage 2 learned 2.5)
 ))

@@ -21,5 +21,6 @@ VELOCIRAPTOR_STAGES = species_stages("velociraptor", VELOCIRAPTOR, (
     dict(tip_sites=("l_claw_tip", "r_claw_tip"),  # strike: either foot's sickle claw must reach the prey
          success_radius=0.2,  # tip-to-target distance (m) that counts as reached
          target_height=(0.15, 0.45),  # range (m) of the prey's height above the floor
-         warm_start_log_std=-1.5),  # std 0.22 as in stage 1: at the default 0.37 its strikes fell
+         warm_start_log_std=-1.5,  # std 0.22 as in stage 1: at the default 0.37 its strikes fell
+         approach_command=2.0),  # observe a command to walk to the prey at up to 2 m/s (stage 2 learned 2.5)
 ))

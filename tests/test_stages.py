@@ -164,6 +164,12 @@ def test_a_stage3_saved_before_the_closing_term_rebuilds_as_it_was_trained():
     assert weights == dict(saved["reward_weights"], closing=0.0)
 
 
+def test_a_stage3_saved_before_the_approach_command_rebuilds_observing_none():
+    """A stage 3 trained when it observed a zero command evaluates and warm-starts observing zero, not the approach."""
+    name, _, overrides = from_saved(committed_config(3, drop=("approach_command",)))
+    assert get_config(name, overrides)["approach_command"] == 0.0 and get_config(name)["approach_command"] > 0
+
+
 def test_a_stage_saved_with_white_exploration_noise_rebuilds_with_it():
     """A Brachiosaurus stage trained before `action_noise_correlation` existed resumes and warm-starts with white
     noise (0), not with the species' correlated default."""
@@ -206,3 +212,34 @@ def test_success_ends_the_episode_with_no_termination_penalty():
     assert bool(state.terminated) and not bool(state.truncated)
     assert float(state.info["reward/termination"]) == 0.0 and float(state.reward) == 1.0
     assert int(state.time) == 0  # auto-reset
+
+
+def test_stage3_approach_command_walks_to_the_target_and_stops_level_with_it():
+    """With `approach_command`, stage 3 observes a command toward the target (NumPy, as play.py computes it): full
+    speed to a far target, the bearing as the yaw rate (capped), nothing once the nearest tip is level with it."""
+    config = get_config("velociraptor_stage3", dict(approach_command=2.0))
+    mj_model = tasks.load_model(config)
+    data = mujoco.MjData(mj_model)
+    task = tasks.TASKS["behaviour"](config, mj_model, np)
+    group = next(g for g in tasks.observation_layout(config, mj_model) if g["name"] == "command")
+    mocap = mj_model.body_mocapid[mj_model.body("target").id]
+    data.qpos[:] = mj_model.keyframe("home").qpos  # faces +x
+    mujoco.mj_forward(mj_model, data)
+    tip = min(data.site(name).xpos[0] for name in config["tip_sites"])  # the claw nearer the pelvis in x
+
+    def command(target):
+        data.mocap_pos[mocap] = target
+        mujoco.mj_forward(mj_model, data)
+        return task.observe(data, np.zeros(mj_model.nu))[group["start"]:group["stop"]]
+
+    pelvis = data.qpos[:3].copy()
+    np.testing.assert_allclose(command(pelvis + [6.0, 0.0, 0.0]), [2.0, 0.0, 0.0], atol=1e-6)
+    near = command(pelvis + [tip - pelvis[0] + 0.3, -0.4, 0.0])
+    assert 0.25 < near[0] < 0.35 and near[1] == 0.0
+    assert near[2] == pytest.approx(np.arctan2(-0.4, tip - pelvis[0] + 0.3), abs=1e-6)
+    assert command(pelvis + [0.0, 3.0, 0.0])[2] == pytest.approx(2.0 / tasks.APPROACH_TURN_RADIUS)
+    level = data.site(config["tip_sites"][0]).xpos.copy()
+    assert command(level)[0] == pytest.approx(0.0, abs=1e-9)
+    without = get_config("velociraptor_stage3", dict(approach_command=0.0))
+    plain = tasks.TASKS["behaviour"](without, mj_model, np).observe(data, np.zeros(mj_model.nu))
+    assert not plain[group["start"]:group["stop"]].any()  # without it stage 3 observes no command
