@@ -21,6 +21,7 @@ from flax import struct
 from mujoco import mjx
 
 import commands
+import critic
 import model_checks
 import randomization
 import simulation
@@ -41,7 +42,7 @@ class EnvState:
     rng: jax.Array  # key for pushes and the next reset
     info: dict  # per-transition scalars: weighted reward terms, task measures (before reset), nan_reset, push_speed
     episode: dict  # what the episode drew at reset (randomization.draw), its recent actions and next push; {} if none
-    critic_obs: Any = None  # the privileged critic's observation of `data` (CRITIC_GROUPS); None without one
+    critic_obs: Any = None  # the privileged critic's observation of `data` (critic.py); None without one
     final_critic_obs: Any = None  # the critic's observation at the end of the last transition, before any auto-reset
 
 
@@ -122,29 +123,6 @@ def with_noise(parts, obs, noise_key):
     return obs + uniform_from(noise_key, 1)(obs.shape, -parts.plan.noise, parts.plan.noise)
 
 
-# What a privileged critic reads (`privileged_critic`), in order: what the policy sees and what only training knows.
-CRITIC_GROUPS = dict(
-    clean_observation="the policy's observation before its noise",
-    draws="the episode's randomization draws, as randomization.py orders them (friction, body masses, payload, "
-          "gains, damping, armature, home offsets, action delay)",
-    push="control steps until the next push, and the last push's kick (m/s, world x and y); none without pushes",
-    body="the task's privileged state: the root's linear velocity in the world frame (m/s) and each foot touch "
-         "sensor's reading (N)",
-)
-
-
-def critic_observation(parts, data, clean_obs, episode, time):
-    """The critic's observation (CRITIC_GROUPS) of `data` at control step `time` of `episode`."""
-    plan, groups = parts.plan, [clean_obs]
-    groups += [jnp.ravel(episode[name]).astype(jnp.float32) for name in plan.ranges]
-    if plan.push_interval:
-        wait = episode["next_push"] - time if plan.ranged_push else plan.push_interval - time % plan.push_interval
-        groups += [jnp.reshape(wait, (1,)).astype(jnp.float32), episode["last_kick"]]
-    if parts.task.privileged is not None:
-        groups.append(parts.task.privileged(data))
-    return jnp.concatenate(groups)
-
-
 def reset(parts, key):
     """A fresh episode from `key`: the task's randomized start, the episode's draws (randomization.start_episode),
     their observation, and per-transition info at zero."""
@@ -168,7 +146,7 @@ def reset(parts, key):
     critic_obs = None
     if parts.config["privileged_critic"]:
         episode |= dict(last_kick=jnp.zeros(2)) if parts.plan.push_interval else {}
-        critic_obs = critic_observation(parts, data, clean_obs, episode, time)
+        critic_obs = critic.critic_observation(parts.plan, parts.task, data, clean_obs, episode, time)
     return EnvState(data, obs, jnp.zeros(()), false, false, obs, time, parts.zero_action, key,
                     zero_info(parts, data), episode, critic_obs, critic_obs)
 
@@ -236,7 +214,8 @@ def transition(parts, state, data, episode, action, weights, noise_key):
     final_obs = jnp.where(finite, with_noise(parts, clean_obs, noise_key), 0.0)
     final_critic_obs = None
     if parts.config["privileged_critic"]:
-        final_critic_obs = jnp.where(finite, critic_observation(parts, data, clean_obs, episode, time), 0.0)
+        final_critic_obs = jnp.where(finite, critic.critic_observation(parts.plan, parts.task, data, clean_obs, episode,
+                                                                         time), 0.0)
     info = {f"reward/{k}": v for k, v in terms.items()}
     info |= {k: jnp.where(finite, v, 0.0) for k, v in parts.task.measure(data).items()}
     info["nan_reset"] = (~finite).astype(jnp.float32)

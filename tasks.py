@@ -54,7 +54,7 @@ class Task:
     # success_rate; None: the task has no success to count.
     episode_success: Optional[Callable] = None
     # (data) -> what the body's state holds that its sensors do not give the policy, for a privileged critic
-    # (envs.CRITIC_GROUPS); None: nothing
+    # (critic.CRITIC_GROUPS); None: nothing
     privileged: Optional[Callable] = None
     draws: int = 3  # how many times `init` calls `uniform`: the env splits the start's key so (one draw: the key as is)
 
@@ -216,15 +216,15 @@ def tip_closing_speed(body, data):
     return rewards.closing_speed(velocity[nearest], offset)
 
 
-def approach_command(body, data, horizontal):
+def approach_command(body, data, ahead, horizontal):
     """Stage 3's command to walk to the target (`approach_command` > 0), a velocity command as stage 2 follows:
     forward as fast as the nearest tip is short of the target ahead (m to m/s), at most `approach_command` m/s and
-    never backward; no sideways step; the yaw rate of the bearing `horizontal` (the target in the level pelvis frame)
-    in rad, at most the top speed over APPROACH_TURN_RADIUS. Zero once the tip is level with the target: stand and
-    strike."""
+    never backward; no sideways step; the yaw rate of the bearing `horizontal` (the target in the level frame facing
+    the pelvis' unit horizontal direction `ahead`) in rad, at most the top speed over APPROACH_TURN_RADIUS. Zero once
+    the tip is level with the target: stand and strike."""
     xp = body.xp
     _, offset = nearest_tip(body, data)
-    tip_ahead = heading_frame(xp, facing(body, data), offset[:2])[0]
+    tip_ahead = heading_frame(xp, ahead, offset[:2])[0]
     top_speed = body.config["approach_command"]
     forward = xp.clip(tip_ahead, 0.0, top_speed)
     top_yaw_rate = top_speed / APPROACH_TURN_RADIUS
@@ -255,10 +255,11 @@ def observation_groups(body, data, prev_action):
     xp = body.xp
     rot = pelvis_rotation(body, data)
     offset, _ = to_target(body, data)
-    horizontal = heading_frame(xp, facing(body, data), offset[:2])
+    ahead = facing(body, data)
+    horizontal = heading_frame(xp, ahead, offset[:2])
     command = data.userdata[:commands.SIZE]
     if body.config.get("approach_command", 0.0) > 0:
-        command = approach_command(body, data, horizontal)
+        command = approach_command(body, data, ahead, horizontal)
     horizontal *= xp.minimum(1.0, TARGET_OBS_RANGE / (xp.linalg.norm(horizontal) + 1e-6))
     groups = dict(
         gravity=-rot[2],

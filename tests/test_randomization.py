@@ -166,7 +166,7 @@ def test_play_pushes_within_the_ranges_as_the_env_does():
 
 
 def test_the_critic_observes_the_clean_observation_the_draws_the_push_and_the_body(rollout):
-    """The privileged critic's observation, group by group (envs.CRITIC_GROUPS), of every state: the policy's
+    """The privileged critic's observation, group by group (critic.CRITIC_GROUPS), of every state: the policy's
     observation without its noise, the episode's draws, the wait for the next push and the last kick, the root's
     velocity and the feet's touch sensors; `final_critic_obs` that of the state before an auto-reset."""
     env, first, before, _, after = rollout

@@ -225,7 +225,7 @@ def test_stage3_approach_command_walks_to_the_target_and_stops_level_with_it():
     mocap = mj_model.body_mocapid[mj_model.body("target").id]
     data.qpos[:] = mj_model.keyframe("home").qpos  # faces +x
     mujoco.mj_forward(mj_model, data)
-    tip = min(data.site(name).xpos[0] for name in config["tip_sites"])  # the claw nearer the pelvis in x
+    tip = min(data.site(name).xpos[0] for name in config["tip_sites"])  # x of the claw farther back
 
     def command(target):
         data.mocap_pos[mocap] = target
