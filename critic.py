@@ -15,6 +15,16 @@ CRITIC_GROUPS = dict(
 )
 
 
+def start_episode(plan, episode):
+    """`episode` with what the critic remembers of its pushes: the last kick, none yet."""
+    return episode | dict(last_kick=jnp.zeros(2)) if plan.push_interval else episode
+
+
+def remember_push(episode, kick, speed):
+    """`episode` with `kick` as its last where a push came this step (`speed` > 0)."""
+    return episode | dict(last_kick=jnp.where(speed > 0, kick, episode["last_kick"]))
+
+
 def critic_observation(plan, task, data, clean_obs, episode, time):
     """The critic's observation (CRITIC_GROUPS) of `data` at control step `time` of `episode`, under the
     randomization `plan` (randomization.plan) of the `task` (tasks.Task)."""

@@ -145,7 +145,7 @@ def reset(parts, key):
     obs, false, time = with_noise(parts, clean_obs, noise_key), jnp.zeros((), bool), jnp.zeros((), jnp.int32)
     critic_obs = None
     if parts.config["privileged_critic"]:
-        episode |= dict(last_kick=jnp.zeros(2)) if parts.plan.push_interval else {}
+        episode = critic.start_episode(parts.plan, episode)
         critic_obs = critic.critic_observation(parts.plan, parts.task, data, clean_obs, episode, time)
     return EnvState(data, obs, jnp.zeros(()), false, false, obs, time, parts.zero_action, key,
                     zero_info(parts, data), episode, critic_obs, critic_obs)
@@ -174,8 +174,8 @@ def push(parts, data, key, time, episode):
         return data, episode, None
     kick, speed, episode = randomization.push(plan, time, episode, uniform_from(key, 3 if plan.ranged_push else 1),
                                               jnp)
-    if "last_kick" in episode:  # kept for a privileged critic
-        episode = episode | dict(last_kick=jnp.where(speed > 0, kick, episode["last_kick"]))
+    if parts.config["privileged_critic"]:
+        episode = critic.remember_push(episode, kick, speed)
     return data.replace(qvel=data.qvel.at[:2].add(kick)), episode, speed if plan.ranged_push else None
 
 

@@ -7,11 +7,13 @@ paths and machine records.
     python benchmarks/same_metrics.py --against 1bfc6fb                 # this working tree against commit 1bfc6fb
     python benchmarks/same_metrics.py --against HEAD --root OTHER_CHECKOUT --no-record
     python benchmarks/same_metrics.py --against HEAD --env trex_stage2 --no-record     # a change to the velocity task
+    python benchmarks/same_metrics.py --against HEAD --both privileged_critic=True --no-record  # a path off by default
     python benchmarks/same_metrics.py --against 1bafe1a --set randomize.enabled=False --set eval_actions=sampled \
         --set push_speed=0.4 --set push_interval=50 --set ent_coef=0.001 --set gamma=0.97
 
-`--set` gives the checkout under test settings its reference predates (they turn new features off). Keys that only
-one side's JSON has are listed apart, not compared.
+`--set` gives the checkout under test settings its reference predates (they turn new features off); `--both` gives
+both checkouts a setting, to compare a path the defaults leave off. Keys that only one side's JSON has are listed
+apart, not compared.
 
 Both are trained here, one after the other, with the shell's environment and one XLA instruction set (AVX-512 and
 AVX2 programs round differently), because floating-point results differ between CPUs: a record made on another CPU
@@ -145,6 +147,8 @@ def main():
     parser.add_argument("--no-record", action="store_true", help="write no note")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a setting for the checkout under test only, e.g. randomize.enabled=False")
+    parser.add_argument("--both", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting for both checkouts, e.g. privileged_critic=True")
     args = parser.parse_args()
     args.record = args.record or os.path.join(ROOT, "results", f"same_metrics_{args.env}.json")
     root = os.path.abspath(args.root)
@@ -163,8 +167,10 @@ def main():
         try:
             evaluations = accepted({label: root, reference: worktree})
             print(f"training and evaluating with {label}, then with {reference} (minutes each)", flush=True)
-            mine, updates = train_and_evaluate(root, evaluations[label], os.path.join(tmp, "mine"), args.env, args.set)
-            theirs, _ = train_and_evaluate(worktree, evaluations[reference], os.path.join(tmp, "theirs"), args.env)
+            mine, updates = train_and_evaluate(root, evaluations[label], os.path.join(tmp, "mine"), args.env,
+                                               args.both + args.set)
+            theirs, _ = train_and_evaluate(worktree, evaluations[reference], os.path.join(tmp, "theirs"), args.env,
+                                           args.both)
         finally:
             subprocess.run(["git", "-C", root, "worktree", "remove", "--force", worktree], capture_output=True)
     keys = [k for k in mine if k in theirs]
@@ -180,8 +186,8 @@ def main():
                f"{label} trains the same {updates} updates as {reference}: all {len(keys)} values equal bit for bit")
     print(verdict + (":\n" + "\n".join(found[:40]) if found else ""))
     if not args.no_record:
-        commands = [" ".join(["python ppo_mjx.py", "--env", args.env, *ARGS, *[f"--set {s}" for s in args.set],
-                              "--out RUN"])] + [
+        settings = [f"--set {s}" for s in args.both + args.set]
+        commands = [" ".join(["python ppo_mjx.py", "--env", args.env, *ARGS, *settings, "--out RUN"])] + [
             " ".join(["python evaluate.py RUN", *EVALUATE, *flags]) for flags in evaluations[label].values()]
         write_note(args.record, dict(commit=head, uncommitted_py_changes=dirty, against=reference, commands=commands,
                                      one_side_only=one_side,
