@@ -3,8 +3,10 @@ warm-starting from the last. Gates are evaluated between training chunks through
 
 Gates (`gate` in a stage config, see configs/stages.py): every `eval_every` updates, once the stage has trained
 `min_env_steps` (if given), the policy is evaluated (with its `eval_actions`: the Gaussian's mean by default); an
-evaluation passes when every metric in `min` is at least its threshold and every one in `max` at most its own; the
-gate passes when `consecutive` evaluations in a row have passed.
+evaluation passes when every metric in `min` is at least its threshold and every one in `max` at most its own, and,
+where the gate has a `stress` test, when the policy then also meets the stress test's bounds in the stage's env with
+the stress `settings` applied (e.g. pushes past the training's); the gate passes when `consecutive` evaluations in a
+row have passed.
 
 A curriculum folder holds curriculum.json (species, seed, overrides, the sessions that ran it, a record per finished
 stage) and a run folder per stage. `--resume` continues it at the stage and update of the stage's last checkpoint,
@@ -21,7 +23,7 @@ import envs
 import evaluation
 import runs
 import training
-from configs import CONFIGS, ConfigError, curriculum_stages, flatten, get_config
+from configs import CONFIGS, ConfigError, curriculum_stages, flatten, get_config, with_overrides
 
 CURRICULUM_FILE = "curriculum.json"
 
@@ -37,10 +39,16 @@ def stage_configs(species, overrides):
                    for name, known in zip(names, keys)]
 
 
+def gate_metric_names(gate):
+    """Every metric `gate` bounds, its stress test's included."""
+    stress = gate.get("stress") or {}
+    return {*gate["min"], *gate.get("max", {}), *stress.get("min", {}), *stress.get("max", {})}
+
+
 def check_gate(gate, env):
     """ConfigError unless every metric `gate` names is one that `env`'s evaluation reports."""
     known = evaluation.evaluation_metric_names(env)
-    unknown = sorted((set(gate["min"]) | set(gate.get("max", {}))) - set(known))
+    unknown = sorted(gate_metric_names(gate) - set(known))
     if unknown:
         raise ConfigError(f"env '{env.name}': the gate names {', '.join(unknown)}, which its evaluation does not "
                           f"report; metrics: {', '.join(known)}")
@@ -50,10 +58,18 @@ def check_gate(gate, env):
         raise ConfigError(f"env '{env.name}': gate min_env_steps must be at least 0")
 
 
+def stress_env(env):
+    """The env of `env`'s gate stress test (its config with the stress `settings` applied), or None without one."""
+    stress = env.config["gate"].get("stress")
+    if not stress:
+        return None
+    return envs.env_from_config(env.name, with_overrides(env.config, stress["settings"]))
+
+
 def curriculum_envs(names, configs):
-    """Each stage's env, checked before anything trains: trainable config, a valid model (envs.env_from_config),
-    the same observation and action sizes in every stage (a policy must carry over), and a gate naming metrics its
-    evaluation reports."""
+    """(each stage's env, the env of its gate's stress test or None), checked before anything trains: trainable
+    config, a valid model (envs.env_from_config), the same observation and action sizes in every stage (a policy must
+    carry over), and a gate naming metrics its evaluation reports."""
     for config in configs:
         training.check_trainable(config)
     stage_envs = [envs.env_from_config(name, config) for name, config in zip(names, configs)]
@@ -64,26 +80,41 @@ def curriculum_envs(names, configs):
                               f"{first.name} {first.observation_size} and {first.action_size}: the stages of a "
                               f"curriculum must share them")
         check_gate(env.config["gate"], env)
-    return stage_envs
+    return stage_envs, [stress_env(env) for env in stage_envs]
 
 
-def gate_decision(gate, summary, previous):
+def failing_metrics(bounds, summary):
+    """The metrics of `summary` outside `bounds` (a gate or its stress test): below a `min` or above a `max`."""
+    return ([k for k, threshold in bounds["min"].items() if not summary[k] >= threshold]
+            + [k for k, threshold in bounds.get("max", {}).items() if not summary[k] <= threshold])
+
+
+def bounded_metrics(bounds, summary):
+    """The metrics of `summary` that `bounds` names."""
+    return {k: summary[k] for k in [*bounds["min"], *bounds.get("max", {})]}
+
+
+def gate_decision(gate, summary, previous, stress_summary=None):
     """One gate evaluation: `summary` passes when every metric of `gate["min"]` is at least its threshold and every one
-    of `gate["max"]` (if any) at most its own; the gate passes when `gate["consecutive"]` evaluations in a row have
+    of `gate["max"]` (if any) at most its own, and, where the gate has a stress test, `stress_summary` (None: not
+    evaluated, which fails) meets its bounds; the gate passes when `gate["consecutive"]` evaluations in a row have
     passed, counting the `previous` decisions."""
-    bounds = gate.get("max", {})
-    failing = ([k for k, threshold in gate["min"].items() if not summary[k] >= threshold]
-               + [k for k, threshold in bounds.items() if not summary[k] <= threshold])
+    stress = gate.get("stress")
+    failing = failing_metrics(gate, summary)
+    decision = dict(metrics=bounded_metrics(gate, summary))
+    if stress:
+        stress_failing = ["stress test"] if stress_summary is None else failing_metrics(stress, stress_summary)
+        failing += stress_failing
+        decision["stress_metrics"] = None if stress_summary is None else bounded_metrics(stress, stress_summary)
     streak = 0 if failing else (previous[-1]["consecutive"] if previous else 0) + 1
-    return dict(metrics={k: summary[k] for k in [*gate["min"], *bounds]}, passed=not failing, consecutive=streak,
-                gate_passed=streak >= gate["consecutive"])
+    return decision | dict(passed=not failing, consecutive=streak, gate_passed=streak >= gate["consecutive"])
 
 
-def make_gate(gate, path, previous=()):
+def make_gate(gate, path, previous=(), stress=None):
     """(after_chunk callback for training.run_group, outcome()): every `eval_every` updates, from `min_env_steps` on,
-    the callback evaluates the policy, appends the decision to gate.json at `path` and ends training once the gate
-    has passed (at once when the `previous` decisions of a resumed stage already passed it); outcome() summarizes the
-    decisions for eval.json."""
+    the callback evaluates the policy (and, where it passes, again in the `stress` env: the gate's stress test),
+    appends the decision to gate.json at `path` and ends training once the gate has passed (at once when the
+    `previous` decisions of a resumed stage already passed it); outcome() summarizes the decisions for eval.json."""
     decisions = list(previous)
 
     def after_chunk(progress):
@@ -93,17 +124,20 @@ def make_gate(gate, path, previous=()):
             return False
         if progress.update - (decisions[-1]["update"] if decisions else 0) < gate["eval_every"]:
             return False
-        decision = gate_decision(gate, progress.evaluate()[0], decisions)
+        summary = progress.evaluate()[0]
+        stress_summary = progress.evaluate(stress)[0] if stress and not failing_metrics(gate, summary) else None
+        decision = gate_decision(gate, summary, decisions, stress_summary)
         decisions.append(dict(update=progress.update, env_steps=progress.env_steps, wall_s=progress.wall_s)
                          | decision)
         runs.atomic_write(path, json.dumps(dict(gate=gate, decisions=decisions), indent=1))
-        print(f"gate: {decision['metrics']} -> {'pass' if decision['passed'] else 'fail'} "
+        stressed = f", stress test {decision['stress_metrics']}" if decision.get("stress_metrics") else ""
+        print(f"gate: {decision['metrics']}{stressed} -> {'pass' if decision['passed'] else 'fail'} "
               f"({decision['consecutive']}/{gate['consecutive']} in a row)", flush=True)
         return decision["gate_passed"]
 
     def outcome():
         return dict(passed=bool(decisions and decisions[-1]["gate_passed"]), evaluations=len(decisions),
-                    **{k: gate[k] for k in ("min", "max", "consecutive", "min_env_steps") if k in gate})
+                    **{k: gate[k] for k in ("min", "max", "consecutive", "min_env_steps", "stress") if k in gate})
 
     return after_chunk, outcome
 
@@ -207,7 +241,7 @@ def run_curriculum(species, seed, out, overrides=None, use_wandb=False, resume=F
     state = read_state(out, species) if resume else dict(species=species, seed=seed, overrides=overrides or {},
                                                           sessions=[], stages=[])
     names, configs = stage_configs(state["species"], state["overrides"])
-    stage_envs = curriculum_envs(names, configs)
+    stage_envs, stress_envs = curriculum_envs(names, configs)
     machine, first, start = runs.machine(), len(state["stages"]), time.monotonic()
     progress = stage_progress(os.path.join(out, names[first])) if resume else (None, [])  # read before writing
     state["sessions"].append(dict(date=time.strftime("%Y-%m-%d %H:%M"), machine=machine, from_stage=names[first],
@@ -223,7 +257,8 @@ def run_curriculum(species, seed, out, overrides=None, use_wandb=False, resume=F
             previous = os.path.join(out, names[i - 1], runs.CHECKPOINT)
             warm = restart_exploration(training.load_policy(previous, runs.read_checkpoint(previous), config, env),
                                        config["warm_start_log_std"])
-        gate_after_chunk, outcome = make_gate(config["gate"], os.path.join(stage_out, "gate.json"), decisions)
+        gate_after_chunk, outcome = make_gate(config["gate"], os.path.join(stage_out, "gate.json"), decisions,
+                                              stress_envs[i])
 
         def after_chunk(progress):
             state["sessions"][-1]["wall_s"] = time.monotonic() - start  # current, should the session end mid-stage

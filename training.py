@@ -270,7 +270,8 @@ class Progress:
     update: int  # updates done
     env_steps: int
     wall_s: float  # training wall time so far
-    evaluate: Callable  # () -> every run's evaluation summary of its current policy, on episodes drawn for `update`
+    evaluate: Callable  # (env=None) -> every run's evaluation summary of its current policy, on episodes drawn for
+    # `update`, in the training's env or in `env` (of the same sizes, e.g. with harder pushes: a gate's stress test)
 
 
 @dataclass(frozen=True)
@@ -284,6 +285,7 @@ class Setup:
     layout: Layout
     hparams: dict  # every run's hparams, laid out
     evaluate: Callable  # (runner, draw=0) -> every run's evaluation summary (make_evaluation)
+    evaluate_in: Callable  # (env) -> `evaluate` in another env of the same sizes, made at its first call
     replicate: Callable  # (runner) -> a full copy on every device, to write checkpoints
     chunk: int  # updates per compiled call
     batch: int  # env steps per update
@@ -296,8 +298,17 @@ def prepare(env, specs, group_out, trainer, devices):
     key = program_key(env, config)
     layout = group_layout(trainer, specs, devices, key)
     hparams = jax.device_put(host_hparams([s.config for s in specs]), layout.hparams)
-    evaluate = make_evaluation(env, config, layout, hparams, [s.seed for s in specs], key)
-    return Setup(env, specs, group_out, trainer, layout, hparams, evaluate, replicator(layout),
+    seeds = [s.seed for s in specs]
+    evaluate = make_evaluation(env, config, layout, hparams, seeds, key)
+    evaluations = {}
+
+    def evaluate_in(other):
+        other_key = program_key(other, other.config)
+        if other_key not in evaluations:
+            evaluations[other_key] = make_evaluation(other, other.config, layout, hparams, seeds, other_key)
+        return evaluations[other_key]
+
+    return Setup(env, specs, group_out, trainer, layout, hparams, evaluate, evaluate_in, replicator(layout),
                  chunk_length(trainer.num_updates, config["log_every"]), config["num_envs"] * config["num_steps"], key)
 
 
@@ -362,7 +373,7 @@ def train_chunks(setup, runner, rows, wall_s, after_chunk=None, logger=None):
     def progress():
         update = len(rows[0])
         return Progress(update, rows[0][-1]["env_steps"] if rows[0] else 0, wall_s,
-                        lambda: setup.evaluate(runner, update))
+                        lambda env=None: (setup.evaluate if env is None else setup.evaluate_in(env))(runner, update))
 
     ended_early = bool(after_chunk and after_chunk(progress()))  # a resumed run may have ended already
     saved_at = len(rows[0])

@@ -4,10 +4,12 @@ physics and body defaults, a stage's settings and a species' body settings into 
 Gates (`gate`): during training the policy (its mean action, or sampled actions: `eval_actions`) is evaluated every
 `eval_every` updates (at the end of a progress chunk, see `log_every`), none before the stage has trained
 `min_env_steps` where a gate states it, on `eval_episodes` episodes drawn afresh at each evaluation; an evaluation
-passes when every metric in `min` is at least its threshold and every one in `max` at most its own; the stage ends
-when `consecutive` evaluations in a row pass, or when `total_timesteps` (the stage's step budget) runs out. Metric
-names are those of eval.json (e.g. success_rate, reached_time_limit, episode_length, lin_vel_error_mean). Why the
-gates and pushes are what they are: docs/findings.md.
+passes when every metric in `min` is at least its threshold and every one in `max` at most its own, and where the gate
+has a `stress` test (dict(settings={config key: value}, min=..., max=...)), when the policy, evaluated again in the
+stage's env with the stress `settings` applied (e.g. pushes past the training's), meets its bounds too; the stage
+ends when `consecutive` evaluations in a row pass, or when `total_timesteps` (the stage's step budget) runs out.
+Metric names are those of eval.json (e.g. success_rate, reached_time_limit, episode_length, lin_vel_error_mean). Why
+the gates and pushes are what they are: docs/findings.md.
 
 Settings that depend on the body's size scale with it where a species states none: `randomize.payload` and the
 stage-1 `push_speed` are "scaled" (BODY_SCALED) by default, worked out from the model when an env is built

@@ -60,6 +60,41 @@ def test_gate_needs_k_consecutive_passes():
     assert decisions[2]["metrics"] == dict(success_rate=0.1, episode_length=400.0)
 
 
+STRESS = dict(settings=dict(episode_length=5), min=dict(success_rate=0.5))
+STRESSED = dict(GATE, stress=STRESS)
+
+
+def test_a_stress_test_must_pass_too():
+    """With a stress test, an evaluation passes only when the stress evaluation (None: not run) meets its bounds."""
+    decisions = [curriculum.gate_decision(STRESSED, GOOD, [], stress) for stress in (GOOD, dict(success_rate=0.4), None)]
+    assert [d["passed"] for d in decisions] == [True, False, False]
+    assert [d["stress_metrics"] for d in decisions] == [dict(success_rate=0.8), dict(success_rate=0.4), None]
+    assert decisions[0]["metrics"] == GOOD
+    assert "stress_metrics" not in curriculum.gate_decision(GATE, GOOD, [])
+
+
+def test_a_gate_runs_its_stress_test_only_on_a_policy_that_passes(tmp_path):
+    """The stress env is evaluated after a passing evaluation only; three passes of both in a row pass the gate."""
+    stress_env = object()
+    main = iter([dict(GOOD, success_rate=0.1), GOOD, GOOD, GOOD, GOOD])
+    stressed = iter([dict(success_rate=0.2), dict(success_rate=0.9), dict(success_rate=0.9), dict(success_rate=0.9)])
+    calls = []
+
+    def evaluate(env=None):
+        calls.append("stress" if env is stress_env else "main")
+        return (next(stressed) if env is stress_env else next(main)), None
+
+    after_chunk, outcome = curriculum.make_gate(STRESSED, tmp_path / "gate.json", stress=stress_env)
+    for update in range(1, 6):
+        if after_chunk(types.SimpleNamespace(update=update, env_steps=update, wall_s=0.0, evaluate=evaluate)):
+            break
+    assert update == 5 and outcome()["passed"] and outcome()["stress"] == STRESS
+    assert calls == ["main", "main", "stress", "main", "stress", "main", "stress", "main", "stress"]
+    decisions = json.loads((tmp_path / "gate.json").read_text())["decisions"]
+    assert [d["consecutive"] for d in decisions] == [0, 0, 1, 2, 3]
+    assert [d["stress_metrics"] for d in decisions] == [None] + [dict(success_rate=s) for s in (0.2, 0.9, 0.9, 0.9)]
+
+
 def cartpole_env(name, config, physics="mjx"):
     """Stands in for envs.env_from_config, so that cartpole stages can make a curriculum."""
     return make_cartpole_env(config, name)
@@ -72,6 +107,8 @@ def test_gate_naming_an_unknown_metric_is_refused():
     curriculum.check_gate(dict(min=dict(pole_angle_mean=0.0), consecutive=1, eval_every=1), env)
     with pytest.raises(ConfigError, match="the gate names sucess_rate, which its evaluation does not report"):
         curriculum.check_gate(dict(min=dict(sucess_rate=0.5), consecutive=1, eval_every=1), env)
+    with pytest.raises(ConfigError, match="the gate names pole, which its evaluation does not report"):
+        curriculum.check_gate(dict(GATE, min=dict(pole_angle_mean=0.0), stress=dict(settings={}, min=dict(pole=1))), env)
     with pytest.raises(ConfigError, match="gate min_env_steps must be at least 0"):
         curriculum.check_gate(dict(min=dict(pole_angle_mean=0.0), consecutive=1, eval_every=1, min_env_steps=-1), env)
 
@@ -171,6 +208,23 @@ def test_gates_evaluate_episodes_of_their_own_and_the_final_evaluation_the_same_
     key = jax.random.key(3 + 1_000_000)
     episodes, _ = evaluation.evaluation_rollout(env, policy, key, SHORT_CONFIG["eval_episodes"])
     assert evaluation.evaluation_summary(env, episodes)["episode_return"] == pytest.approx(final["episode_return"])
+    # in another env (a gate's stress test): that env's episodes, 5 steps long
+    short_config = dict(SHORT_CONFIG, episode_length=5)
+    short = setup.evaluate_in(cartpole_env("cartpole", short_config))(runner, 2)[0]
+    episodes, _ = evaluation.evaluation_rollout(cartpole_env("cartpole", short_config), policy,
+                                                jax.random.fold_in(key, 2), SHORT_CONFIG["eval_episodes"])
+    assert short["episode_length"] == 5.0 and short == evaluation.evaluation_summary(env, episodes) | {
+        k: short[k] for k in ("episodes", "actions", "physics", "backend", "device")}
+
+
+def test_a_stage_with_a_stress_test_gets_its_env_with_the_settings_applied():
+    with cartpole_stages() as patch:
+        stress = dict(settings=dict(episode_length=5), min=dict(episode_length=5.0))
+        patch.setitem(CONFIGS, "cartpole_stage1", dict(STAGES[0], gate=dict(STAGES[0]["gate"], stress=stress)))
+        names, configs = curriculum.stage_configs("cartpole", {})
+        stage_envs, stress_envs = curriculum.curriculum_envs(names, configs)
+    assert stress_envs[1] is None and stress_envs[0].name == "cartpole_stage1"
+    assert stress_envs[0].config == dict(configs[0], episode_length=5) and stage_envs[0].config == configs[0]
 
 
 def test_cli_refuses_a_gate_on_an_unknown_metric_before_training(tmp_path, capsys):
@@ -208,8 +262,8 @@ def killing_gates(kills):
     make_gate = curriculum.make_gate
     pending = set(kills)
 
-    def killing_gate(gate, path, previous=()):
-        after_chunk, outcome = make_gate(gate, path, previous)
+    def killing_gate(gate, path, previous=(), stress=None):
+        after_chunk, outcome = make_gate(gate, path, previous, stress)
 
         def killing_after_chunk(progress):
             ended = after_chunk(progress)
