@@ -10,6 +10,7 @@ CRITIC_GROUPS = dict(
     draws="the episode's randomization draws, as randomization.py orders them (friction, body masses, payload, "
           "gains, damping, armature, home offsets, action delay)",
     push="control steps until the next push, and the last push's kick (m/s, world x and y); none without pushes",
+    command="control steps until the next velocity command is drawn (commands.py); none without commands",
     body="the task's privileged state: the root's linear velocity in the world frame (m/s) and each foot touch "
          "sensor's reading (N)",
 )
@@ -33,6 +34,8 @@ def critic_observation(plan, task, data, clean_obs, episode, time):
     if plan.push_interval:
         wait = episode["next_push"] - time if plan.ranged_push else plan.push_interval - time % plan.push_interval
         groups += [jnp.reshape(wait, (1,)).astype(jnp.float32), episode["last_kick"]]
+    if "next_command" in episode:  # a stage with velocity commands (envs.reset)
+        groups.append(jnp.reshape(episode["next_command"] - time, (1,)).astype(jnp.float32))
     if task.privileged is not None:
         groups.append(task.privileged(data))
     return jnp.concatenate(groups)

@@ -255,7 +255,7 @@ def run_curriculum(species, seed, out, overrides=None, use_wandb=False, resume=F
         warm = None
         if i and update is None:  # a fresh stage after the first: start from the last stage's final policy
             previous = os.path.join(out, names[i - 1], runs.CHECKPOINT)
-            warm = restart_exploration(training.load_policy(previous, runs.read_checkpoint(previous), config, env),
+            warm = restart_exploration(training.load_warm_start(previous, runs.read_checkpoint(previous), config, env),
                                        config["warm_start_log_std"])
         gate_after_chunk, outcome = make_gate(config["gate"], os.path.join(stage_out, "gate.json"), decisions,
                                               stress_envs[i])

@@ -69,15 +69,48 @@ def check_trainable(config):
         raise ConfigError(f"eval_actions '{config['eval_actions']}' is not one of: {', '.join(EVAL_ACTIONS)}")
 
 
-def load_policy(path, checkpoint, config, env):
-    """The policy ({params, normalizer}) stored in `checkpoint` (read from `path`), checked against the network
-    `config` builds for `env`."""
+def policy_template(config, env):
+    """The shapes of the policy ({params, normalizer}) that `config` builds for `env`."""
     obs = jnp.zeros(env.observation_size)
     critic_obs = jnp.zeros(env.critic_observation_size) if env.critic_observation_size else None
     network = ppo_mjx.make_network(config, env.action_size)
-    template = {"params": jax.eval_shape(network.init, jax.random.key(0), obs, critic_obs),
-                "normalizer": jax.eval_shape(ppo_mjx.normalizer_init, obs[None])}
-    return runs.load_tree(path, checkpoint, "policy", template, env.name)
+    return {"params": jax.eval_shape(network.init, jax.random.key(0), obs, critic_obs),
+            "normalizer": jax.eval_shape(ppo_mjx.normalizer_init, obs[None])}
+
+
+def load_policy(path, checkpoint, config, env):
+    """The policy ({params, normalizer}) stored in `checkpoint` (read from `path`), checked against the network
+    `config` builds for `env`."""
+    return runs.load_tree(path, checkpoint, "policy", policy_template(config, env), env.name)
+
+
+def critic_layers(config):
+    """The names of the critic's layers in ActorCritic's params: flax names Dense layers in the order they are made,
+    the actor's hidden and mean layers first."""
+    first = len(config["actor_hidden"]) + 1
+    return [f"Dense_{first + i}" for i in range(len(config["critic_hidden"]) + 1)]
+
+
+def load_warm_start(path, checkpoint, config, env):
+    """The policy in `checkpoint` as the start of a new stage on `env`: whole where its critic reads an observation as
+    wide as this stage's critic does; otherwise (a privileged critic in one stage and not the other, or observing
+    other things in each) without the critic's layers, which then start as a fresh run's (`start_or_resume`)."""
+    template = policy_template(config, env)
+    first = f"['params']['params']['{critic_layers(config)[0]}']['kernel']"
+    saved = checkpoint["policy"].get(first)
+    if saved is None or saved.shape == template["params"]["params"][critic_layers(config)[0]]["kernel"].shape:
+        return runs.load_tree(path, checkpoint, "policy", template, env.name)
+    critic = [f"['params']['params']['{name}']" for name in critic_layers(config)]
+    actor = {k: v for k, v in checkpoint["policy"].items() if not k.startswith(tuple(critic))}
+    for name in critic_layers(config):
+        del template["params"]["params"][name]
+    return runs.load_tree(path, dict(checkpoint, policy=actor), "policy", template, env.name)
+
+
+def warm_params(fresh, warm):
+    """A fresh run's `params` with the warm start's layers in place of its own; the layers the warm start lacks (a
+    critic that observes otherwise, `load_warm_start`) stay fresh."""
+    return dict(fresh, params=dict(fresh["params"], **warm["params"]))
 
 
 def run_hparams(config):
@@ -322,7 +355,8 @@ def start_or_resume(setup, checkpoints, warm_start=None):
         runner = init_runs(setup.trainer, specs, setup.hparams, layout, setup.program_key)
         if warm_start:
             copies = ppo_mjx.stack([warm_start] * len(specs))
-            runner = jax.device_put(runner.replace(train_state=runner.train_state.replace(params=copies["params"]),
+            params = warm_params(runner.train_state.params, copies["params"])
+            runner = jax.device_put(runner.replace(train_state=runner.train_state.replace(params=params),
                                                    normalizer=copies["normalizer"]), layout.runner)
         return runner, [[] for _ in specs], 0.0
     runners = []

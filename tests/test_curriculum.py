@@ -192,6 +192,34 @@ def test_warm_start_carries_params_and_normalizer(cartpole_curriculum):
     assert not np.allclose(fresh.train_state.params["params"]["Dense_0"]["kernel"], first_params["Dense_0"]["kernel"])
 
 
+def test_a_stage_whose_critic_observes_otherwise_warm_starts_the_actor_alone(cartpole_curriculum):
+    """A stage whose critic reads an observation of another width (a privileged critic in one stage and not the
+    other) starts from the last stage's actor, log std and normalizer, and from a fresh run's critic; a stage whose
+    critic reads the same width starts from the whole policy, as before."""
+    out, _ = cartpole_curriculum
+    env = cartpole_env("cartpole", SHORT_CONFIG)
+    privileged = types.SimpleNamespace(**(vars(env) | dict(critic_observation_size=env.observation_size + 3)))
+    path = os.path.join(out, "cartpole_stage1", runs.CHECKPOINT)
+    checkpoint = runs.read_checkpoint(path)
+    whole = training.load_policy(path, checkpoint, SHORT_CONFIG, env)
+    jax.tree.map(np.testing.assert_array_equal, training.load_warm_start(path, checkpoint, SHORT_CONFIG, env), whole)
+    actor = training.load_warm_start(path, checkpoint, SHORT_CONFIG, privileged)
+    critic = training.critic_layers(SHORT_CONFIG)
+    assert critic == ["Dense_3", "Dense_4", "Dense_5"]  # two hidden layers and the mean before them
+    assert set(whole["params"]["params"]) - set(actor["params"]["params"]) == set(critic)
+    without_critic = {k: v for k, v in whole["params"]["params"].items() if k not in critic}
+    jax.tree.map(np.testing.assert_array_equal, actor, dict(whole, params={"params": without_critic}))
+    network = ppo_mjx.make_network(SHORT_CONFIG, env.action_size)
+    fresh = network.init(jax.random.key(1), np.zeros(env.observation_size, np.float32),
+                         np.zeros(privileged.critic_observation_size, np.float32))
+    started = training.warm_params(fresh, actor["params"])
+    assert started["params"]["Dense_3"]["kernel"].shape == (privileged.critic_observation_size,
+                                                            SHORT_CONFIG["critic_hidden"][0])
+    for name in started["params"]:
+        jax.tree.map(np.testing.assert_array_equal, started["params"][name],
+                     (fresh if name in critic else whole["params"])["params"][name])
+
+
 def test_gates_evaluate_episodes_of_their_own_and_the_final_evaluation_the_same_ones():
     """A gate's evaluation at update u draws its own episodes, so passes in a row are independent samples; the final
     evaluation (draw 0) plays the episodes of jax.random.key(seed + 1_000_000) at every call, as it always did."""

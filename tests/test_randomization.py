@@ -2,11 +2,14 @@
 ranges, pushes within theirs, the model fields the draws change, delayed and offset controls, and MJX against plain
 MuJoCo under the same draws."""
 
+import types
+
 import jax
 import mujoco
 import numpy as np
 import pytest
 
+import critic
 import envs
 import evaluation
 import play
@@ -191,6 +194,16 @@ def test_the_critic_observes_the_clean_observation_the_draws_the_push_and_the_bo
     np.testing.assert_array_equal(after.final_critic_obs[~ended], after.critic_obs[~ended])
     assert not np.any(np.all(after.final_critic_obs[ended] == after.critic_obs[ended], axis=-1))  # the old episode's
     assert np.all(after.critic_obs[ended][:, size + draws.shape[-1] + 1:][:, :2] == 0)  # a new episode: no kick yet
+
+
+def test_the_critic_of_a_stage_with_commands_observes_the_wait_for_the_next_one():
+    """After the groups before it, the control steps from `time` until the episode's next command draw; a stage
+    without commands has no such group."""
+    plan, task = types.SimpleNamespace(ranges=(), push_interval=0), types.SimpleNamespace(privileged=None)
+    clean = np.arange(4, dtype=np.float32)
+    seen = critic.critic_observation(plan, task, None, clean, dict(next_command=np.int32(250)), np.int32(40))
+    np.testing.assert_array_equal(seen, [0, 1, 2, 3, 210])
+    np.testing.assert_array_equal(critic.critic_observation(plan, task, None, clean, {}, np.int32(40)), clean)
 
 
 def test_play_resets_with_the_draws_of_the_env(rollout):
