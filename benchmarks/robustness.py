@@ -88,8 +88,13 @@ def zero_action_gates(episodes, seed):
             gate = config["gate"]
             row = dict(env=name, stage=stage, gate=gate_bounds(gate))
             for policy in ("zero", "noise") if stage == 1 else ("zero",):
-                decision = curriculum.gate_decision(gate, summarize(name, config, policy, episodes, seed), [])
-                row[policy] = decision["metrics"] | dict(passes=decision["passed"])
+                stressed = None
+                if gate.get("stress"):  # the gate's stress test too: its settings applied
+                    stressed = summarize(name, with_overrides(config, gate["stress"]["settings"]), policy, episodes,
+                                         seed)
+                decision = curriculum.gate_decision(gate, summarize(name, config, policy, episodes, seed), [], stressed)
+                stress = {f"{k} (stress)": v for k, v in (decision.get("stress_metrics") or {}).items()}
+                row[policy] = decision["metrics"] | stress | dict(passes=decision["passed"])
             rows.append(row)
             print(f"{name}: gate {gate}, " + ", ".join(f"{p} {row[p]}" for p in ("zero", "noise") if p in row),
                   flush=True)
@@ -97,9 +102,16 @@ def zero_action_gates(episodes, seed):
 
 
 def gate_bounds(gate):
-    """{metric: ">= threshold" or "<= threshold"} of a gate."""
-    return ({k: f">= {v:g}" for k, v in gate["min"].items()}
-            | {k: f"<= {v:g}" for k, v in gate.get("max", {}).items()})
+    """{metric: ">= threshold" or "<= threshold"} of a gate, its stress test's metrics named "<metric> (stress:
+    <settings>)"."""
+    bounds = ({k: f">= {v:g}" for k, v in gate["min"].items()}
+              | {k: f"<= {v:g}" for k, v in gate.get("max", {}).items()})
+    stress = gate.get("stress")
+    if stress:
+        settings = ", ".join(f"{k}={v}" for k, v in stress["settings"].items())
+        stress_bounds = gate_bounds(dict(min=stress.get("min", {}), max=stress.get("max", {})))
+        bounds |= {f"{k} (stress: {settings})": bound for k, bound in stress_bounds.items()}
+    return bounds
 
 
 def stage1_policy(folder):

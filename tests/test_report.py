@@ -8,7 +8,7 @@ import tarfile
 import jax
 import pytest
 
-from benchmarks import report
+from benchmarks import report, robustness
 
 
 def test_targets_are_judged_on_the_figures_they_name():
@@ -56,3 +56,12 @@ def test_pieces_run_in_their_own_processes_once_and_the_report_collects_them(tmp
     assert "| xla_flag:triton_gemm_any | - | not run: --xla_gpu_triton_gemm_any=true is a flag of XLA's GPU" in markdown
     report.main(["--list", *args])
     assert capsys.readouterr().out.endswith("done  xla_flag:triton_gemm_any\ndone  mjx_impl:warp\n")
+
+
+def test_robustness_names_every_bound_of_a_gate_with_its_stress_test():
+    """The gate column of results/robustness_gates.md: the gate's bounds, then its stress test's, with its settings."""
+    gate = dict(min=dict(success_rate=0.95), max=dict(lin_vel_error_mean=0.25),
+                stress=dict(settings={"push_speed": 0.9}, min=dict(success_rate=0.8)))
+    assert robustness.gate_bounds(gate) == {"success_rate": ">= 0.95", "lin_vel_error_mean": "<= 0.25",
+                                            "success_rate (stress: push_speed=0.9)": ">= 0.8"}
+    assert robustness.gate_bounds(dict(min=dict(success_rate=0.95))) == {"success_rate": ">= 0.95"}
