@@ -95,14 +95,13 @@ def load_warm_start(path, checkpoint, config, env):
     """The policy in `checkpoint` as the start of a new stage on `env`: whole where its critic reads an observation as
     wide as this stage's critic does; otherwise (a privileged critic in one stage and not the other, or observing
     other things in each) without the critic's layers, which then start as a fresh run's (`start_or_resume`)."""
-    template = policy_template(config, env)
-    first = f"['params']['params']['{critic_layers(config)[0]}']['kernel']"
-    saved = checkpoint["policy"].get(first)
-    if saved is None or saved.shape == template["params"]["params"][critic_layers(config)[0]]["kernel"].shape:
+    template, layers = policy_template(config, env), critic_layers(config)
+    critic = tuple(f"['params']['params']['{name}']" for name in layers)  # checkpoint keys start so (runs.py)
+    saved = checkpoint["policy"].get(critic[0] + "['kernel']")
+    if saved is None or saved.shape == template["params"]["params"][layers[0]]["kernel"].shape:
         return runs.load_tree(path, checkpoint, "policy", template, env.name)
-    critic = [f"['params']['params']['{name}']" for name in critic_layers(config)]
-    actor = {k: v for k, v in checkpoint["policy"].items() if not k.startswith(tuple(critic))}
-    for name in critic_layers(config):
+    actor = {k: v for k, v in checkpoint["policy"].items() if not k.startswith(critic)}
+    for name in layers:
         del template["params"]["params"][name]
     return runs.load_tree(path, dict(checkpoint, policy=actor), "policy", template, env.name)
 
