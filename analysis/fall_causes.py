@@ -1,6 +1,7 @@
 """Which of an episode's draws make a policy fail (fall, or miss its target)? Success against each randomized factor.
 
     python analysis/fall_causes.py results/brachiosaurus_curriculum_cpu_seed0/brachiosaurus_stage1 --episodes 512
+    python analysis/fall_causes.py results/trex_curriculum_cpu_seed0/trex_stage2 --episodes 256
     python analysis/fall_causes.py results/velociraptor_curriculum_cpu_seed0/velociraptor_stage3 --episodes 256
 
 Runs the policy's mean action (`--sampled`: sampled actions) for `--episodes` episodes in its own config
@@ -45,10 +46,15 @@ def policy_episodes(name, config, path, checkpoint, mean, episodes, seed):
     return (env, *evaluation.evaluate(env, policy, jax.random.key(seed), episodes))
 
 
+def succeeded(env, episodes):
+    """Success per episode: the task's, or, in a task without one (stage 2's commands), reaching the time limit."""
+    return np.asarray(env.episode_success(episodes) if env.episode_success else episodes["reached_time_limit"], bool)
+
+
 def success_and_lengths(name, config, path, checkpoint, mean, episodes, seed):
     """(success per episode, episode lengths) of the policy in `checkpoint` in `config` (`policy_episodes`)."""
     env, result, _ = policy_episodes(name, config, path, checkpoint, mean, episodes, seed)
-    return np.asarray(env.episode_success(result)), result["episode_length"]
+    return succeeded(env, result), result["episode_length"]
 
 
 def reset_draws(name, config, episodes, seed):
