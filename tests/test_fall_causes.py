@@ -21,5 +21,5 @@ def test_success_by_thirds_of_a_factor_and_by_each_value_of_a_few():
     thirds = fall_causes.by_thirds(success, factor)
     assert [(t["low"], t["high"], t["episodes"], t["success"]) for t in thirds] == [
         (0.0, 1.0, 2, 1.0), (2.0, 3.0, 2, 0.5), (4.0, 5.0, 2, 0.0)]
-    delays = np.array([0, 1, 1, 2])
-    assert [t["success"] for t in fall_causes.by_thirds(np.array([True, False, True, False]), delays)] == [1.0, 0.5, 0.0]
+    delays, success = np.array([0, 1, 1, 2]), np.array([True, False, True, False])
+    assert [t["success"] for t in fall_causes.by_thirds(success, delays)] == [1.0, 0.5, 0.0]
