@@ -16,6 +16,12 @@ def upright_height(height, target_height, sigma, up_z):
     return height_score * xp.square(xp.clip(up_z, 0.0, 1.0))
 
 
+def tilt(up_z):
+    """Squared sine of the tilt whose cosine is `up_z`: 0 upright, growing as the body leans (with a negative weight,
+    the anchors' orientation penalty)."""
+    return 1.0 - array_library(up_z).square(up_z)
+
+
 def posture(joints, home_joints, sigma):
     """1 at the home pose, decaying with the squared joint-angle distance from it."""
     xp = array_library(joints)

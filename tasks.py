@@ -388,7 +388,8 @@ def velocity(config, mj_model, xp):
             tracking_yaw_rate=rewards.tracking(yaw_rate_error ** 2, sigma),
             command_speed=rewards.capped_speed(velocity, command[:2] / (speed + 1e-6), speed),
             command_turn=rewards.capped_speed(yaw_rate[None], body.xp.sign(turn), body.xp.abs(turn[0])),
-            ang_vel=rewards.squared_norm(spin - (spin @ body.home_up) * body.home_up))  # turning is commanded
+            ang_vel=rewards.squared_norm(spin - (spin @ body.home_up) * body.home_up),  # turning is commanded
+            orientation=rewards.tilt(upright(body, data)))
 
     def measure(data):
         velocity, _, _, lin_vel_error, yaw_rate_error = tracking(data)

@@ -3,14 +3,16 @@
 Every task measure at the last step, as quartiles over the episodes that ended that way.
 
     python analysis/episode_ends.py results/velociraptor_curriculum_cpu_seed0/velociraptor_stage3 --episodes 128
+    python analysis/episode_ends.py results/trex_curriculum_cpu_seed0/trex_stage2 --episodes 128
 
 A stage-3 policy that times out with its tip next to the target (tip_distance just above the success radius) is
 content to hover there; one that times out far away never found the target. From the pose each episode ended in it
-also gives the pelvis' tilt sideways and forward (a fall that is all roll came from the side), and for a task with
-tip sites the target's height above the floor, the nearest tip's gap to the target across (horizontal) and below it
-(vertical: target minus tip height), and success in each third of the target heights: a tip that stays on the floor
-under high targets has not learned to lift it. Mean action unless --sampled, in the policy's own config
-(randomization and pushes as trained), seed apart from training's and the gates'. Writes
+also gives the pelvis' tilt sideways and forward (+) or back (-) (a fall that is all roll came from the side); for a
+stage with velocity commands, the command it ended under (falls under backward commands: it cannot walk backward);
+for a task with tip sites, the target's height above the floor, the nearest tip's gap to the target across
+(horizontal) and below it (vertical: target minus tip height), and success in each third of the target heights: a
+tip that stays on the floor under high targets has not learned to lift it. Mean action unless --sampled, in the
+policy's own config (randomization and pushes as trained), seed apart from training's and the gates'. Writes
 <folder>/episode_ends_<mean or sampled>.json.
 """
 
@@ -26,6 +28,7 @@ import evaluate  # noqa: E402  first: it chooses the log level and OpenGL backen
 import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
+import commands  # noqa: E402
 import runs  # noqa: E402
 import tasks  # noqa: E402
 import training  # noqa: E402
@@ -41,9 +44,10 @@ def episode_ends(env, episodes):
 
 def end_pose_measures(env, episodes, poses):
     """Per episode, from the pose its last action was chosen in (plain MuJoCo kinematics of the recorded poses): how
-    far the pelvis had tilted from its home attitude sideways (roll) and forward or back (pitch), in rad; and for a
-    task with tip sites, the target's height above the floor and the nearest tip's gap to it, across
-    (horizontal) and below it (vertical: target minus tip height)."""
+    far the pelvis had tilted from its home attitude sideways (roll) and forward (pitch: + nose down, - back), in rad;
+    for a stage with velocity commands, the command then; and for a task with tip sites, the target's height above
+    the floor and the nearest tip's gap to it, across (horizontal) and below it (vertical: target minus tip
+    height)."""
     model = env.mj_model
     data = mujoco.MjData(model)
     body = tasks.legged_body(env.config, model, np)
@@ -59,7 +63,10 @@ def end_pose_measures(env, episodes, poses):
     ups, gaps = np.asarray(ups), np.asarray(gaps)
     home = np.asarray(body.home_up)
     measures = dict(tilt_sideways=np.abs(np.arcsin(ups[:, 1]) - np.arcsin(home[1])),
-                    tilt_forward=np.abs(np.arcsin(ups[:, 0]) - np.arcsin(home[0])))
+                    tilt_forward=np.arcsin(home[0]) - np.arcsin(ups[:, 0]))  # the up axis leans back as the nose dips
+    if env.config.get("command"):
+        command = last[:, at + 3 * model.nmocap:][:, :commands.SIZE]
+        measures |= {f"command_{name}": command[:, i] for i, name in enumerate(commands.RANGES)}
     if len(body.tips):
         measures |= dict(target_height=last[:, at + 2], tip_gap_horizontal=np.linalg.norm(gaps[:, :2], axis=1),
                          tip_gap_vertical=gaps[:, 2])

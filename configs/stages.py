@@ -104,6 +104,7 @@ VELOCITY = dict(
         upright_height=0.5,  # standing at home height, upright
         posture=0.1,  # loose: walking needs the legs away from home
         ang_vel=-0.02,  # pelvis angular speed squared, less its turning (commanded)
+        orientation=0.0,  # squared sine of the pelvis tilt from home (the anchors' orientation term); off: findings.md
         action_rate=-0.05,  # squared change of action between steps
         torque=-1e-6,  # squared actuator forces
         termination=-10.0,  # paid once on a fall

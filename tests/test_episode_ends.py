@@ -36,6 +36,27 @@ def test_end_poses_give_the_nearest_tip_against_the_target_and_the_pelvis_tilt()
     np.testing.assert_allclose(measures["tip_gap_vertical"][:2], [0.2, -0.1], atol=1e-9)
 
 
+def test_end_poses_of_a_stage_with_commands_give_the_signed_pitch_and_the_command():
+    config = get_config("velociraptor_stage2", {})
+    model = tasks.load_model(config)
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, 0)
+    home = data.qpos.copy()
+    nose_down, nose_up = home.copy(), home.copy()  # pitched 0.2 rad about the pelvis' left axis, each way
+    mujoco.mju_mulQuat(nose_down[3:7], home[3:7], [np.cos(0.1), 0.0, np.sin(0.1), 0.0])
+    mujoco.mju_mulQuat(nose_up[3:7], home[3:7], [np.cos(0.1), 0.0, -np.sin(0.1), 0.0])
+    poses = np.zeros((2, 2, model.nq + 3 * model.nmocap + model.nuserdata))  # qpos, target, command
+    poses[1, :, :model.nq] = nose_down, nose_up
+    poses[1, :, model.nq + 3 * model.nmocap:][:, :3] = [[1.5, 0.0, 0.4], [-0.5, 0.2, -0.8]]
+    env = types.SimpleNamespace(mj_model=model, config=config)
+    measures = episode_ends.end_pose_measures(env, dict(episode_length=np.array([2, 2])), poses)
+    np.testing.assert_allclose(measures["tilt_forward"], [0.2, -0.2], atol=1e-6)
+    np.testing.assert_allclose(measures["tilt_sideways"], [0.0, 0.0], atol=1e-6)
+    np.testing.assert_allclose(measures["command_forward"], [1.5, -0.5])
+    np.testing.assert_allclose(measures["command_lateral"], [0.0, 0.2])
+    np.testing.assert_allclose(measures["command_yaw_rate"], [0.4, -0.8])
+
+
 def test_episodes_end_as_success_time_out_or_fall():
     episodes = dict(reached_time_limit=np.array([True, True, False, False]), success=np.array([1.0, 0.0, 1.0, 0.0]))
     env = types.SimpleNamespace(episode_success=lambda episode: episode["success"] > 0)

@@ -32,6 +32,12 @@ def test_posture_squared_norm_and_fallen():
     assert bool(rewards.fallen(0.9, 1.0, np.cos(0.8), *args))  # tilted
 
 
+def test_tilt_is_the_squared_sine():
+    assert float(rewards.tilt(1.0)) == 0.0  # upright
+    assert float(rewards.tilt(jnp.cos(0.3))) == pytest.approx(np.sin(0.3) ** 2)
+    assert float(rewards.tilt(np.cos(0.7))) == pytest.approx(np.sin(0.7) ** 2)  # NumPy as in play.py
+
+
 @pytest.fixture(scope="module")
 def balance():
     config = get_config("trex_stage1")
