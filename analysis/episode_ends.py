@@ -65,7 +65,7 @@ def end_pose_measures(env, episodes, poses):
     measures = dict(tilt_sideways=np.abs(np.arcsin(ups[:, 1]) - np.arcsin(home[1])),
                     tilt_forward=np.arcsin(home[0]) - np.arcsin(ups[:, 0]))  # the up axis leans back as the nose dips
     if env.config.get("command"):
-        command = last[:, at + 3 * model.nmocap:][:, :commands.SIZE]
+        command = last[:, model.nq + 3 * model.nmocap:][:, :commands.SIZE]  # the userdata, after every mocap body
         measures |= {f"command_{name}": command[:, i] for i, name in enumerate(commands.RANGES)}
     if len(body.tips):
         measures |= dict(target_height=last[:, at + 2], tip_gap_horizontal=np.linalg.norm(gaps[:, :2], axis=1),
