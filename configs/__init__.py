@@ -168,4 +168,6 @@ def from_saved(saved):
         overrides["reward_weights.closing"] = 0.0
     if settings.get("task") == "behaviour" and "approach_command" not in settings:  # saved when stage 3 observed 0
         overrides["approach_command"] = 0.0
+    if settings.get("task") == "velocity" and "orientation" not in settings["reward_weights"]:  # saved before the term
+        overrides["reward_weights.orientation"] = 0.0
     return env_name, seed, overrides

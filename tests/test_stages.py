@@ -170,6 +170,15 @@ def test_a_stage3_saved_before_the_approach_command_rebuilds_observing_none():
     assert get_config(name, overrides)["approach_command"] == 0.0 and get_config(name)["approach_command"] > 0
 
 
+def test_a_stage2_saved_before_the_orientation_term_rebuilds_as_it_was_trained():
+    """A stage 2 trained before `orientation` existed weighs it 0 when it evaluates or resumes, not today's cost."""
+    saved = committed_config(2, drop_weights=("orientation",))
+    name, _, overrides = from_saved(saved)
+    weights = get_config(name, overrides)["reward_weights"]
+    assert weights["orientation"] == 0.0 and get_config(name)["reward_weights"]["orientation"] < 0
+    assert weights == dict(saved["reward_weights"], orientation=0.0)
+
+
 def test_a_stage_saved_with_white_exploration_noise_rebuilds_with_it():
     """A Brachiosaurus stage trained before `action_noise_correlation` existed resumes and warm-starts with white
     noise (0), not with the species' correlated default."""
