@@ -29,6 +29,7 @@ import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
 import commands  # noqa: E402
+import rendering  # noqa: E402
 import runs  # noqa: E402
 import tasks  # noqa: E402
 import training  # noqa: E402
@@ -43,7 +44,7 @@ def episode_ends(env, episodes):
 
 
 def end_pose_measures(env, episodes, poses):
-    """Per episode, from the pose its last action was chosen in (plain MuJoCo kinematics of the recorded poses): how
+    """Per episode, from the pose its last action was chosen in (plain MuJoCo, `rendering.set_pose`): how
     far the pelvis had tilted from its home attitude sideways (roll) and forward (pitch: + nose down, - back), in rad;
     for a stage with velocity commands, the command then; and for a task with tip sites, the target's height above
     the floor and the nearest tip's gap to it, across (horizontal) and below it (vertical: target minus tip
@@ -52,23 +53,22 @@ def end_pose_measures(env, episodes, poses):
     data = mujoco.MjData(model)
     body = tasks.legged_body(env.config, model, np)
     last = np.asarray(poses)[np.asarray(episodes["episode_length"], int) - 1, np.arange(poses.shape[1])]
-    at = model.nq + 3 * body.target_mocap  # the target's position in a pose
-    ups, gaps = [], []
+    ups, gaps, targets, held = [], [], [], []
     for pose in last:
-        data.qpos[:], data.mocap_pos[body.target_mocap] = pose[:model.nq], pose[at:at + 3]
-        mujoco.mj_kinematics(model, data)
+        rendering.set_pose(model, data, pose)
         ups.append(tasks.pelvis_rotation(body, data)[2].copy())  # the world's up in the pelvis frame (a copy: the
         # rotation is a view of data, which the next pose overwrites)
         gaps.append(tasks.nearest_tip(body, data)[1] if len(body.tips) else np.zeros(3))
-    ups, gaps = np.asarray(ups), np.asarray(gaps)
+        targets.append(data.mocap_pos[body.target_mocap].copy())
+        held.append(data.userdata[:commands.SIZE].copy())
+    ups, gaps, targets, held = np.asarray(ups), np.asarray(gaps), np.asarray(targets), np.asarray(held)
     home = np.asarray(body.home_up)
     measures = dict(tilt_sideways=np.abs(np.arcsin(ups[:, 1]) - np.arcsin(home[1])),
                     tilt_forward=np.arcsin(home[0]) - np.arcsin(ups[:, 0]))  # the up axis leans back as the nose dips
     if env.config.get("command"):
-        command = last[:, model.nq + 3 * model.nmocap:][:, :commands.SIZE]  # the userdata, after every mocap body
-        measures |= {f"command_{name}": command[:, i] for i, name in enumerate(commands.RANGES)}
+        measures |= {f"command_{name}": held[:, i] for i, name in enumerate(commands.RANGES)}
     if len(body.tips):
-        measures |= dict(target_height=last[:, at + 2], tip_gap_horizontal=np.linalg.norm(gaps[:, :2], axis=1),
+        measures |= dict(target_height=targets[:, 2], tip_gap_horizontal=np.linalg.norm(gaps[:, :2], axis=1),
                          tip_gap_vertical=gaps[:, 2])
     return measures
 
