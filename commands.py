@@ -1,11 +1,12 @@
 """Velocity commands: what a stage that follows commands asks of the body, drawn at reset and redrawn at random waits.
 
 A command is (forward speed, sideways speed to the left, yaw rate to the left) in the pelvis's level heading frame:
-m/s, m/s, rad/s. A stage's `command` settings (configs/stages.py) give a (low, high) range for each, the share of draws
-that command standing still (all zero), and the range of control steps until the next draw. The command lives in the
-physics state's `userdata` (tasks.load_model sizes it), so that the observation and the reward read it from the state
-as they read the target, in the env and in play.py alike. Like randomization.py, everything runs on the arrays of `xp`
-with randomness from a `uniform(shape, low, high)` callback, so this module imports no JAX.
+m/s, m/s, rad/s. A stage's `command` settings (configs/stages.py) give a (low, high) range for each, the share of
+draws that command standing still (all zero), the share of moving draws told to walk backward, and the range of
+control steps until the next draw. The command lives in the physics state's `userdata` (tasks.load_model sizes it), so
+that the observation and the reward read it from the state as they read the target, in the env and in play.py alike.
+Like randomization.py, everything runs on the arrays of `xp` with randomness from a `uniform(shape, low, high)`
+callback, so this module imports no JAX.
 """
 
 from dataclasses import dataclass
@@ -25,29 +26,45 @@ class Schedule:
     high: np.ndarray  # the greatest
     standing_share: float  # share of draws that command standing still
     interval: tuple  # (low, high) control steps until the next draw
+    backward_share: float = 0.0  # share of moving draws whose forward speed comes from the range below 0
 
 
 def schedule(config):
     """The `Schedule` of `config`'s `command` settings, or None for a stage without commands; ConfigError for a share
-    outside [0, 1], a range with low above high or a wait under one control step."""
+    outside [0, 1], a range with low above high, a backward share without backward speeds in the forward range or a
+    wait under one control step."""
     settings = config.get("command")
     if settings is None:
         return None
     low, high = np.array([as_range(settings[name]) for name in RANGES], np.float32).T
     if np.any(low > high):
         raise ConfigError(f"command: each of {', '.join(RANGES)} is a (low, high) range with low <= high")
-    if not 0.0 <= settings["standing_share"] <= 1.0:
-        raise ConfigError(f"command.standing_share: a share from 0 to 1, got {settings['standing_share']}")
+    for share in ("standing_share", "backward_share"):
+        if not 0.0 <= settings[share] <= 1.0:
+            raise ConfigError(f"command.{share}: a share from 0 to 1, got {settings[share]}")
+    if settings["backward_share"] > 0.0 and low[0] >= 0.0:
+        raise ConfigError(f"command.backward_share: the forward range ({low[0]:g}, {high[0]:g}) has no speed below 0")
     interval = as_range(settings["interval"])
     if interval[0] < 1 or interval[0] > interval[1]:
         raise ConfigError(f"command.interval: a (low, high) range of control steps from 1 up, got {interval}")
-    return Schedule(low, high, float(settings["standing_share"]), interval)
+    return Schedule(low, high, float(settings["standing_share"]), interval, float(settings["backward_share"]))
 
 
 def draw(schedule, uniform, xp):
-    """A command: uniform in the ranges, or all zero (stand still) with probability `standing_share`. Draws twice."""
+    """A command: uniform in the ranges, or all zero (stand still) with probability `standing_share`; with a
+    `backward_share`, that share of the moving ones takes its forward speed uniform from the range below 0 (a walk
+    backward is rare otherwise: 1 draw in 6 of the T-Rex's -0.5-2.5 m/s). Draws twice, 4 times with a backward share."""
     command = uniform((SIZE,), schedule.low, schedule.high)
+    if schedule.backward_share:
+        backward = uniform((), schedule.low[0], min(schedule.high[0], 0.0))
+        forward = xp.where(uniform((), 0.0, 1.0) < schedule.backward_share, backward, command[0])
+        command = xp.concatenate([forward[None], command[1:]])
     return xp.where(uniform((), 0.0, 1.0) < schedule.standing_share, 0.0, command)
+
+
+def draws(schedule):
+    """How many times `start` and `update` call `uniform`: `draw`'s 2 (4 with a backward share) and `wait`'s 1."""
+    return 5 if schedule.backward_share else 3
 
 
 def wait(schedule, uniform, xp):

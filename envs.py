@@ -139,7 +139,8 @@ def reset(parts, key):
                                               jnp)
     if parts.schedule is not None:
         key, command_key = jax.random.split(key)
-        command, episode["next_command"] = commands.start(parts.schedule, uniform_from(command_key, 3), jnp)
+        command_draws = uniform_from(command_key, commands.draws(parts.schedule))
+        command, episode["next_command"] = commands.start(parts.schedule, command_draws, jnp)
         data = data.replace(userdata=command)
     clean_obs = parts.task.observe(data, parts.zero_action)
     obs, false, time = with_noise(parts, clean_obs, noise_key), jnp.zeros((), bool), jnp.zeros((), jnp.int32)
@@ -185,7 +186,7 @@ def recommand(parts, data, key, time, episode):
     if parts.schedule is None:
         return data, episode
     command, next_command = commands.update(parts.schedule, time, data.userdata, episode["next_command"],
-                                            uniform_from(key, 3), jnp)
+                                            uniform_from(key, commands.draws(parts.schedule)), jnp)
     return data.replace(userdata=command), episode | dict(next_command=next_command)
 
 

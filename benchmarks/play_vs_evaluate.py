@@ -33,6 +33,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
+import commands  # noqa: E402
 import files  # noqa: E402
 import play  # noqa: E402
 
@@ -46,6 +47,7 @@ def env_draws(exported, seed, episodes):
     velocity commands, the env's key once more for them, at reset and at every step)."""
     plan, steps, schedule = exported.plan, exported.config["episode_length"], exported.schedule is not None
     pushes = 3 if plan.ranged_push else 1
+    command_draws = commands.draws(exported.schedule) if schedule else 1  # unused without commands
 
     def several(key, count):
         return key[None] if count == 1 else jax.random.split(key, count)
@@ -69,11 +71,11 @@ def env_draws(exported, seed, episodes):
                     rng, noise_key = jax.random.split(rng)
                 if schedule:
                     rng, command_key = jax.random.split(rng)
-                return rng, (several(push_key, pushes), noise_key, several(command_key, 3))
+                return rng, (several(push_key, pushes), noise_key, several(command_key, command_draws))
 
             push_keys, noise_keys, command_keys = jax.lax.scan(step, rng, None, length=steps)[1]
             return (several(init_key, exported.task.draws), several(draw_key, len(plan.ranges) + 1), push_keys,
-                    jnp.concatenate([noise_key[None], noise_keys]), several(command_key, 3), command_keys)
+                    jnp.concatenate([noise_key[None], noise_keys]), several(command_key, command_draws), command_keys)
 
         return jax.vmap(episode)(jax.random.split(key, episodes))
 

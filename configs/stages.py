@@ -93,6 +93,7 @@ VELOCITY = dict(
         lateral=(-0.3, 0.3),  # (m/s) range of the commanded speed to the left
         yaw_rate=(-0.8, 0.8),  # (rad/s) range of the commanded turning rate to the left
         standing_share=0.1,  # share of draws that command standing still (all zero)
+        backward_share=0.0,  # share of moving draws whose forward speed is drawn from the range below 0
         interval=(150, 400),  # control steps until the next draw (3-8 s, as mjlab's velocity task)
     ),
     tracking_sigma=0.25,  # squared error ((m/s)^2, (rad/s)^2) at which a tracking reward falls to 1/e (Playground's)

@@ -16,6 +16,7 @@ import envs
 import play
 import rendering
 import tasks
+from benchmarks.play_vs_evaluate import env_draws
 from configs import get_config
 
 
@@ -49,6 +50,24 @@ def test_draws_and_redraws_follow_the_settings():
     low, high = schedule.interval
     assert len(changes) >= 3000 // high and min(waits) >= low and max(waits) <= high
     assert len(set(waits)) > 3
+
+
+def test_a_backward_share_tells_that_share_of_moving_draws_to_walk_backward():
+    """With backward_share 0.5 on the T-Rex's -0.5-2.5 m/s, a moving draw walks backward half the time plus the uniform
+    draw's sixth of the other half; the other ranges and the standing share are as without it."""
+    schedule = commands.schedule(get_config("trex_stage2", {"command.backward_share": 0.5}))
+    rng = np.random.default_rng(0)
+    uniform = lambda shape, low, high: rng.uniform(low, high, size=shape)  # noqa: E731
+    drawn = np.array([commands.draw(schedule, uniform, np) for _ in range(4000)])
+    standing = np.all(drawn == 0, axis=1)
+    assert abs(standing.mean() - schedule.standing_share) < 3 * np.sqrt(0.1 * 0.9 / 4000)
+    moving = drawn[~standing]
+    assert np.all(moving >= schedule.low) and np.all(moving <= schedule.high)
+    backward = 0.5 + 0.5 * 0.5 / 3.0
+    assert abs(np.mean(moving[:, 0] < 0) - backward) < 3 * np.sqrt(backward * (1 - backward) / len(moving))
+    assert moving[:, 0].max() > 2.4 and moving[:, 0].min() < -0.45
+    uniform_draws = commands.schedule(get_config("trex_stage2", {"command.backward_share": 0.0}))
+    assert commands.draws(schedule) == 5 and commands.draws(uniform_draws) == 3
 
 
 def test_a_held_command_is_drawn_at_reset_and_never_again():
@@ -94,6 +113,19 @@ def test_the_env_draws_a_command_at_reset_observes_it_and_redraws_it_when_due(tr
     assert live.sum() > 200 and np.mean(np.any(redrawn != command[live], axis=1)) > 0.85
     np.testing.assert_array_equal(stepped.obs[live][:, command_group(env)], redrawn)
     assert np.all((stepped.episode["next_command"][live] >= low) & (stepped.episode["next_command"][live] <= high))
+
+
+def test_play_draws_the_commands_of_the_env(trex_stage2):
+    """play.py's reset under the env's own random stream (play_vs_evaluate.env_draws) holds the command and the next
+    draw the env's reset drew, with the T-Rex's backward share (a command of 4 draws)."""
+    env, first, _ = trex_stage2
+    exported = play.exported_policy({}, env.config, tasks.load_model(env.config), None)
+    assert exported.schedule.backward_share > 0
+    draws, data = env_draws(exported, 0, 256), mujoco.MjData(exported.mj_model)
+    for i in range(16):
+        _, episode = play.reset(exported, data, draws(i))
+        np.testing.assert_allclose(data.userdata, first.data.userdata[i], rtol=1e-6, atol=0)
+        assert episode["next_command"] == first.episode["next_command"][i]
 
 
 def test_stages_without_commands_observe_zero_and_policies_from_before_commands_observe_none():

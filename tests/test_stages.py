@@ -145,11 +145,11 @@ def test_reaching_the_target_pays_more_than_standing_next_to_it_for_ever(behavio
     assert weights["success"] > standing / (1 - config["gamma"]), f"standing pays {standing:.3f} per step"
 
 
-def committed_config(stage, drop=(), drop_weights=()):
-    """A committed Brachiosaurus stage's config.json as a config saved before `drop` (keys) and `drop_weights`
-    (reward terms) existed would read."""
-    with open(os.path.join(os.path.dirname(tasks.MODELS_DIR), "results", "brachiosaurus_curriculum_cpu_seed0",
-                           f"brachiosaurus_stage{stage}", "config.json")) as f:
+def committed_config(stage, drop=(), drop_weights=(), species="brachiosaurus"):
+    """A committed stage's config.json (the Brachiosaurus' unless `species`) as a config saved before `drop` (keys)
+    and `drop_weights` (reward terms) existed would read."""
+    with open(os.path.join(os.path.dirname(tasks.MODELS_DIR), "results", f"{species}_curriculum_cpu_seed0",
+                           f"{species}_stage{stage}", "config.json")) as f:
         saved = json.load(f)
     saved["reward_weights"] = {k: v for k, v in saved["reward_weights"].items() if k not in drop_weights}
     return {k: v for k, v in saved.items() if k not in drop}
@@ -177,6 +177,16 @@ def test_a_stage2_saved_before_the_orientation_term_rebuilds_as_it_was_trained()
     weights = get_config(name, overrides)["reward_weights"]
     assert weights["orientation"] == 0.0 and get_config(name)["reward_weights"]["orientation"] < 0
     assert weights == dict(saved["reward_weights"], orientation=0.0)
+
+
+def test_a_stage2_saved_before_the_backward_share_rebuilds_as_it_was_trained():
+    """A T-Rex stage 2 trained before `command.backward_share` existed draws its commands uniformly (share 0) when it
+    evaluates or resumes, not with the T-Rex's share of walks backward."""
+    saved = committed_config(2, species="trex")
+    saved["command"] = {k: v for k, v in saved["command"].items() if k != "backward_share"}
+    name, _, overrides = from_saved(saved)
+    assert get_config(name)["command"]["backward_share"] > 0
+    assert get_config(name, overrides)["command"]["backward_share"] == 0.0
 
 
 def test_a_stage_saved_with_white_exploration_noise_rebuilds_with_it():
