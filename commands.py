@@ -36,6 +36,7 @@ def schedule(config):
     settings = config.get("command")
     if settings is None:
         return None
+    settings = {"backward_share": 0.0, **settings}  # a policy exported before the share drew uniformly
     low, high = np.array([as_range(settings[name]) for name in RANGES], np.float32).T
     if np.any(low > high):
         raise ConfigError(f"command: each of {', '.join(RANGES)} is a (low, high) range with low <= high")
