@@ -25,17 +25,24 @@ def test_the_commanded_velocity_turns_with_the_heading():
     np.testing.assert_allclose(commands.world_velocity(np.array([0.6, -0.8]), [2.0, 0.0, 0.0]), [1.2, -1.6])
 
 
+def moving_draws(schedule, uniform):
+    """4000 commands drawn with `uniform`, checked against the settings (the standing share within 3 sd of its 0.1,
+    every moving command within its ranges); returns the moving ones."""
+    drawn = np.array([commands.draw(schedule, uniform, np) for _ in range(4000)])
+    standing = np.all(drawn == 0, axis=1)
+    assert abs(standing.mean() - schedule.standing_share) < 3 * np.sqrt(0.1 * 0.9 / 4000)
+    moving = drawn[~standing]
+    assert np.all(moving >= schedule.low) and np.all(moving <= schedule.high)
+    return moving
+
+
 def test_draws_and_redraws_follow_the_settings():
     """commands.start and commands.update on NumPy: every command within its ranges, the standing share, and a fresh
     command exactly when one is due, after a wait drawn from the interval."""
     schedule = commands.schedule(get_config("trex_stage2"))
     rng = np.random.default_rng(0)
     uniform = lambda shape, low, high: rng.uniform(low, high, size=shape)  # noqa: E731
-    drawn = np.array([commands.draw(schedule, uniform, np) for _ in range(4000)])
-    standing = np.all(drawn == 0, axis=1)
-    assert abs(standing.mean() - schedule.standing_share) < 3 * np.sqrt(0.1 * 0.9 / 4000)
-    moving = drawn[~standing]
-    assert np.all(moving >= schedule.low) and np.all(moving <= schedule.high)
+    moving = moving_draws(schedule, uniform)
     assert np.all(moving.min(0) < schedule.low + 0.05) and np.all(moving.max(0) > schedule.high - 0.05)
     command, next_draw = commands.start(schedule, uniform, np)
     changes, waits = [], [int(next_draw)]
@@ -58,11 +65,7 @@ def test_a_backward_share_tells_that_share_of_moving_draws_to_walk_backward():
     schedule = commands.schedule(get_config("trex_stage2", {"command.backward_share": 0.5}))
     rng = np.random.default_rng(0)
     uniform = lambda shape, low, high: rng.uniform(low, high, size=shape)  # noqa: E731
-    drawn = np.array([commands.draw(schedule, uniform, np) for _ in range(4000)])
-    standing = np.all(drawn == 0, axis=1)
-    assert abs(standing.mean() - schedule.standing_share) < 3 * np.sqrt(0.1 * 0.9 / 4000)
-    moving = drawn[~standing]
-    assert np.all(moving >= schedule.low) and np.all(moving <= schedule.high)
+    moving = moving_draws(schedule, uniform)
     backward = 0.5 + 0.5 * 0.5 / 3.0
     assert abs(np.mean(moving[:, 0] < 0) - backward) < 3 * np.sqrt(backward * (1 - backward) / len(moving))
     assert moving[:, 0].max() > 2.4 and moving[:, 0].min() < -0.45
@@ -117,7 +120,7 @@ def test_the_env_draws_a_command_at_reset_observes_it_and_redraws_it_when_due(tr
 
 def test_play_draws_the_commands_of_the_env(trex_stage2):
     """play.py's reset under the env's own random stream (play_vs_evaluate.env_draws) holds the command and the next
-    draw the env's reset drew, with the T-Rex's backward share (a command of 4 draws)."""
+    draw the env's reset drew, with the T-Rex's backward share (5 draws a command and its wait, not 3)."""
     env, first, _ = trex_stage2
     exported = play.exported_policy({}, env.config, tasks.load_model(env.config), None)
     assert exported.schedule.backward_share > 0
