@@ -313,6 +313,7 @@ def posture_terms(body, data, action, prev_action):
         ang_vel=rewards.squared_norm(data.qvel[3:6]),
         action_rate=rewards.squared_norm(action - prev_action),
         torque=rewards.squared_norm(data.actuator_force),
+        joint_acc=rewards.squared_norm(data.qacc[6:]),
     )
 
 

@@ -170,6 +170,8 @@ def from_saved(saved):
         overrides["approach_command"] = 0.0
     if settings.get("task") == "velocity" and "orientation" not in settings["reward_weights"]:  # saved before the term
         overrides["reward_weights.orientation"] = 0.0
+    if "joint_acc" not in settings["reward_weights"]:  # saved before the term
+        overrides["reward_weights.joint_acc"] = 0.0
     if settings.get("task") == "velocity" and "backward_share" not in settings["command"]:  # saved before the share
         overrides["command.backward_share"] = 0.0
     return env_name, seed, overrides

@@ -2,6 +2,7 @@
 
 import jax
 import jax.numpy as jnp
+import mujoco
 import numpy as np
 import pytest
 from mujoco import mjx
@@ -93,3 +94,25 @@ def test_speed_tracking_proximity_and_closing_terms():
     assert float(rewards.closing_speed(jnp.array([1.0, 0.0, 2.0]), offset)) == pytest.approx(0.6)
     assert float(rewards.closing_speed(jnp.array([-4.0, 3.0, 0.0]), offset)) == pytest.approx(0.0)  # circling
     assert float(rewards.closing_speed(np.array([-3.0, -4.0, 0.0]), np.asarray(offset))) == pytest.approx(-5.0)
+
+
+def test_joint_acc_counts_the_joints_not_the_falling_root():
+    """`joint_acc` sums the squared accelerations of the leg, neck and tail joints: a body in free fall holding its
+    home pose pays none of it (its root falls at g), the same body kicked toward action 1 pays what MuJoCo says."""
+    config = get_config("velociraptor_stage2")
+    mj_model = tasks.load_model(config)
+    task = tasks.velocity(config, mj_model, np)
+    data = mujoco.MjData(mj_model)
+    zero = np.zeros(mj_model.nu)
+
+    def terms_at(action):
+        data.qpos[:] = mj_model.keyframe("home").qpos
+        data.qpos[2] += 0.5  # off the floor: no contact
+        data.qvel[:] = 0.0
+        data.ctrl[:] = tasks.action_to_ctrl(tasks.legged_body(config, mj_model, np), action)
+        mujoco.mj_forward(mj_model, data)
+        return task.reward_terms(data, action, zero)["joint_acc"]
+
+    assert float(terms_at(zero)) < 1e-6 and data.qacc[2] == pytest.approx(-9.81, abs=1e-3)
+    kicked = float(terms_at(np.ones(mj_model.nu)))
+    assert kicked == pytest.approx(float(np.sum(data.qacc[6:] ** 2)), rel=1e-6) and kicked > 1e3

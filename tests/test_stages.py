@@ -156,12 +156,12 @@ def committed_config(stage, drop=(), drop_weights=(), species="brachiosaurus"):
 
 
 def test_a_stage3_saved_before_the_closing_term_rebuilds_as_it_was_trained():
-    """A stage 3 trained with the proximity term, before `closing` existed, weighs closing 0."""
-    saved = committed_config(3, drop_weights=("closing",))
+    """A stage 3 trained with the proximity term, before `closing` (and `joint_acc`) existed, weighs them 0."""
+    saved = committed_config(3, drop_weights=("closing", "joint_acc"))
     name, _, overrides = from_saved(saved)
     weights = get_config(name, overrides)["reward_weights"]
     assert weights["closing"] == 0.0 and get_config(name)["reward_weights"]["closing"] > 0
-    assert weights == dict(saved["reward_weights"], closing=0.0)
+    assert weights == dict(saved["reward_weights"], closing=0.0, joint_acc=0.0)
 
 
 def test_a_stage3_saved_before_the_approach_command_rebuilds_observing_none():
@@ -171,12 +171,13 @@ def test_a_stage3_saved_before_the_approach_command_rebuilds_observing_none():
 
 
 def test_a_stage2_saved_before_the_orientation_term_rebuilds_as_it_was_trained():
-    """A stage 2 trained before `orientation` existed weighs it 0 when it evaluates or resumes, not today's cost."""
-    saved = committed_config(2, drop_weights=("orientation",))
+    """A stage 2 trained before `orientation` and `joint_acc` existed weighs them 0 when it evaluates or resumes, not
+    today's costs."""
+    saved = committed_config(2, drop_weights=("orientation", "joint_acc"))
     name, _, overrides = from_saved(saved)
     weights = get_config(name, overrides)["reward_weights"]
     assert weights["orientation"] == 0.0 and get_config(name)["reward_weights"]["orientation"] < 0
-    assert weights == dict(saved["reward_weights"], orientation=0.0)
+    assert weights == dict(saved["reward_weights"], orientation=0.0, joint_acc=0.0)
 
 
 def test_a_stage2_saved_before_the_backward_share_rebuilds_as_it_was_trained():
