@@ -38,7 +38,7 @@ class EnvState:
     truncated: jax.Array  # last transition hit the time limit: the learner bootstraps from `final_obs`
     final_obs: jax.Array  # observation at the end of the last transition, before any auto-reset
     time: jax.Array  # control steps since the episode began
-    prev_action: jax.Array  # last (clipped) action; part of the observation
+    prev_action: jax.Array  # last applied action (tasks.applied_action); part of the observation
     rng: jax.Array  # key for pushes and the next reset
     info: dict  # per-transition scalars: weighted reward terms, task measures (before reset), nan_reset, push_speed
     episode: dict  # what the episode drew at reset (randomization.draw), its recent actions and next push; {} if none
@@ -237,10 +237,11 @@ def auto_reset(parts, state, key):
 
 
 def step(parts, state, action, params=None):
-    """One control step of `action` (clipped to [-1, 1]): actuate, push, advance the physics of the episode's model,
+    """One control step of `action` (clipped to [-1, 1], low-passed by the config's `action_smoothing` if any:
+    tasks.applied_action): actuate, push, advance the physics of the episode's model,
     report the transition, and reset where it ended the episode. `params`: the reward weights (`default_params`)."""
     weights = parts.default_params if params is None else params
-    action = jnp.clip(action, -1.0, 1.0)
+    action = tasks.applied_action(jnp, parts.config.get("action_smoothing", 0.0), action, state.prev_action)
     rng, push_key, reset_key = jax.random.split(state.rng, 3)
     noise_key = command_key = None
     if parts.plan.noise is not None:

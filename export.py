@@ -80,7 +80,10 @@ def policy_spec(env_name, config, mj_model, checkpoint, checkpoint_bytes, onnx_b
         action=dict(
             size=mj_model.nu,
             meaning="the Gaussian's mean, clipped to [-1, 1]; 0 holds the home pose",
-            to_ctrl="ctrl = home + action_scale * action * (high - home if action > 0 else home - low)",
+            smoothing=config.get("action_smoothing", 0.0),
+            applied="applied = (1 - smoothing) * action + smoothing * last applied (0 at an episode's start); "
+                    "observed as the previous action",
+            to_ctrl="ctrl = home + action_scale * applied * (high - home if applied > 0 else home - low)",
             actuators=[mj_model.actuator(i).name for i in range(mj_model.nu)],
             action_scale=config["action_scale"],
             home=home.ctrl.tolist(), low=mj_model.actuator_ctrlrange[:, 0].tolist(),

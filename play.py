@@ -9,11 +9,12 @@ MuJoCo's viewer, where you steer.
 It needs MuJoCo, onnxruntime and NumPy, never JAX. Start states, observations, actions to controls, rewards, falls and
 success are tasks.py's own functions, and the domain randomization (each episode's draws written into the model,
 delayed and offset controls, pushes, observation noise) is randomization.py's and the velocity commands' schedule
-commands.py's, run on NumPy arrays: the code the policy was trained with. A control step sets the controls, kicks the
-pelvis when a push is due (as the stage's config sets pushes), draws a fresh command when one is due and runs
-ctrl_dt / sim_dt MuJoCo steps; the policy then observes the data as `mj_step` leaves it, as MJX
-training does: the new positions and velocities, and the body poses, contacts and sensors that the last step computed
-before it integrated (no mj_forward after stepping: this loop is the one piece that mirrors envs.build_env).
+commands.py's, run on NumPy arrays: the code the policy was trained with. A control step applies the policy's action
+(low-passed where the config sets `action_smoothing`), sets the controls, kicks the pelvis when a push is due (as the
+stage's config sets pushes), draws a fresh command when one is due and runs ctrl_dt / sim_dt MuJoCo steps; the policy
+then observes the data as `mj_step` leaves it, as MJX training does: the new positions and velocities, and the body
+poses, contacts and sensors that the last step computed before it integrated (no mj_forward after stepping: this loop
+is the one piece that mirrors envs.build_env).
 Headless, it prints the metrics evaluate.py prints (with a stage's tracking errors against its random command
 schedule, or against one held command: --command), the policy's inference time per step and how much faster than
 real time it ran.
@@ -185,6 +186,12 @@ def observe(exported, data, prev_action, noise):
     return obs if plan.noise is None else obs + noise(obs.shape, -plan.noise, plan.noise)
 
 
+def applied(exported, obs, prev_action):
+    """The action a control step applies after `prev_action`: the policy's for `obs`, clipped and low-passed as the
+    config's `action_smoothing` has it (tasks.applied_action; an export from before the setting has none)."""
+    return tasks.applied_action(np, exported.config.get("action_smoothing", 0.0), exported.act(obs), prev_action)
+
+
 def reset(exported, data, draws):
     """A fresh start in `data`, as the env's reset makes one: tasks' start state on blank data, and the episode's
     draws (randomization.py) written into exported.mj_model. Returns (the first observation, the episode: its draws,
@@ -237,7 +244,7 @@ def run_episode(exported, data, draws, poses=None):
         if poses is not None:
             poses.append(np.concatenate([data.qpos, data.mocap_pos.ravel(), data.userdata]))
         start = time.perf_counter()
-        action = np.clip(exported.act(obs), -1.0, 1.0)
+        action = applied(exported, obs, prev_action)
         inference_s += time.perf_counter() - start
         episode, _ = control_step(exported, data, action, draws, time_step, episode)
         finite = bool(np.all(np.isfinite(data.qpos)) and np.all(np.isfinite(data.qvel)))
@@ -325,6 +332,7 @@ def play_in_viewer(exported, seed):
         print(f"command: {commands.text(exported.schedule.low)}", flush=True)
     with mujoco.viewer.launch_passive(exported.mj_model, data, key_callback=pressed.append) as viewer:
         (obs, episode), time_step = reset(exported, data, draws), 0
+        action = np.zeros(exported.mj_model.nu)
         while viewer.is_running():
             start = time.perf_counter()
             with viewer.lock():
@@ -342,7 +350,7 @@ def play_in_viewer(exported, seed):
                         print(f"command: {commands.text(data.userdata)}", flush=True)
                     elif not steered and key in KEYS:
                         move_target(exported, data, key)
-                action = np.clip(exported.act(obs), -1.0, 1.0)
+                action = applied(exported, obs, action if time_step else np.zeros_like(action))
                 episode, _ = control_step(exported, data, action, draws, time_step, episode)
                 time_step += 1
                 obs = observe(exported, data, action, draws.noise(time_step))

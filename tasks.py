@@ -302,6 +302,15 @@ def action_to_ctrl(body, action):
     return body.ctrl_home + body.config["action_scale"] * action * reach
 
 
+def applied_action(xp, smoothing, action, prev_action):
+    """The action a control step applies (actuates, rewards and observes as the last action): the policy's `action`
+    clipped to [-1, 1], and where `smoothing` > 0 low-passed, keeping that share of the last applied action (an
+    exponential moving average of the policy's actions: a filter against chattering legs, which the policy observes
+    through the last action it carries)."""
+    action = xp.clip(action, -1.0, 1.0)
+    return action if not smoothing else (1.0 - smoothing) * action + smoothing * prev_action
+
+
 def posture_terms(body, data, action, prev_action):
     """The reward terms every stage pays: standing tall and upright near home, calm and smooth."""
     config = body.config

@@ -162,16 +162,15 @@ def from_saved(saved):
         overrides["eval_actions"] = "sampled"
     if "observe_command" not in settings:  # saved before the observation carried the velocity command
         overrides["observe_command"] = False
+    if "action_smoothing" not in settings:  # saved before actions could be low-passed
+        overrides["action_smoothing"] = 0.0
     if "action_noise_correlation" not in settings:  # saved when exploration noise was white
         overrides["action_noise_correlation"] = 0.0
-    if settings.get("task") == "behaviour" and "closing" not in settings["reward_weights"]:  # saved before the term
-        overrides["reward_weights.closing"] = 0.0
     if settings.get("task") == "behaviour" and "approach_command" not in settings:  # saved when stage 3 observed 0
         overrides["approach_command"] = 0.0
-    if settings.get("task") == "velocity" and "orientation" not in settings["reward_weights"]:  # saved before the term
-        overrides["reward_weights.orientation"] = 0.0
-    if "joint_acc" not in settings["reward_weights"]:  # saved before the term
-        overrides["reward_weights.joint_acc"] = 0.0
+    for term in get_config(env_name)["reward_weights"]:  # a term newer than the saved config was not paid then
+        if term not in settings["reward_weights"]:
+            overrides[f"reward_weights.{term}"] = 0.0
     if settings.get("task") == "velocity" and "backward_share" not in settings["command"]:  # saved before the share
         overrides["command.backward_share"] = 0.0
     return env_name, seed, overrides

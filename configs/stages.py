@@ -32,6 +32,7 @@ BODY = dict(
     sim_dt=0.004,  # physics timestep (s); overrides the MJCF option
     ctrl_dt=0.02,  # control period (s): 50 Hz, 5 physics substeps per env step
     action_scale=0.5,  # action +-1 reaches this fraction of the way from home to each joint limit
+    action_smoothing=0.0,  # share of the last applied action each step keeps (a low-pass on the actions); 0: none
     reset_joint_noise=0.05,  # uniform noise (rad) on joint angles at reset
     reset_yaw=True,  # random heading at reset
     observe_command=True,  # observe the velocity command (0 where a stage has none); False: policies from before it

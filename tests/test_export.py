@@ -36,27 +36,38 @@ def committed(species, stage):
 
 
 @functools.cache
-def committed_stage(species, stage):
+def committed_stage(species, stage, **settings):
     """(checkpoint, config, env) of the committed policy: its checkpoint, the config it was trained with, and that
-    config's env with observation noise off (play.observe adds none), built once for every test of the stage here."""
+    config's env with observation noise off (play.observe adds none) and `settings` applied, built once for every test
+    of the stage here."""
     checkpoint = runs.read_checkpoint(os.path.join(committed(species, stage), runs.CHECKPOINT))
     env_name, _, saved = from_saved(checkpoint["config"])
     config = get_config(env_name, saved)
     no_noise = {f"randomize.obs_noise.{group}": 0.0 for group in config["randomize"]["obs_noise"]}
-    return checkpoint, config, envs.env_from_config(env_name, get_config(env_name, saved | no_noise))
+    return checkpoint, config, envs.env_from_config(env_name, get_config(env_name, saved | no_noise | settings))
+
+
+class Replay:
+    """An onnxruntime session's stand-in that answers each call with the next of `actions`."""
+
+    def __init__(self, actions):
+        self.actions = iter(actions)
+
+    def run(self, outputs, feeds):
+        return [next(self.actions)[None]]
 
 
 def rollout_observations(exported, steps, seed=0):
     """Observations of `exported`'s policy running in plain MuJoCo (play.py's loop), episodes restarting as they end."""
     draws, data = play.numpy_draws(np.random.default_rng(seed)), mujoco.MjData(exported.mj_model)
-    (obs, episode), observations = play.reset(exported, data, draws), []
+    (obs, episode), observations, action = play.reset(exported, data, draws), [], np.zeros(exported.mj_model.nu)
     for time_step in range(steps):
         observations.append(obs)
-        action = np.clip(exported.act(obs), -1.0, 1.0)
+        action = play.applied(exported, obs, action)
         episode, _ = play.control_step(exported, data, action, draws, time_step, episode)
         obs = play.observe(exported, data, action, draws.noise(time_step + 1))
         if exported.task.is_terminated(data) or exported.task.is_success(data):
-            obs, episode = play.reset(exported, data, draws)
+            (obs, episode), action = play.reset(exported, data, draws), np.zeros(exported.mj_model.nu)
     return np.array(observations, np.float32)
 
 
@@ -82,6 +93,7 @@ def test_export_writes_a_committed_stage_and_play_runs_it(tmp_path):
         spec = json.loads((tmp_path / f"trex_stage{stage}" / "policy.json").read_text())
         assert spec["env"] == f"trex_stage{stage}" and spec["species"] == "trex" and spec["stage"] == stage
         assert spec["observation"]["size"] == 62 and len(spec["action"]["actuators"]) == spec["action"]["size"] == 14
+        assert spec["action"]["smoothing"] == spec["config"]["action_smoothing"] == 0.0  # saved before it: none
         groups = spec["observation"]["groups"]
         assert [g["name"] for g in groups] == list(tasks.OBSERVATION_GROUPS)  # the command too, zero in stages 1 and 3
         assert all(a["stop"] == b["start"] for a, b in zip(groups, groups[1:]))
@@ -89,18 +101,18 @@ def test_export_writes_a_committed_stage_and_play_runs_it(tmp_path):
     assert summary["episodes"] == 1 and summary["episode_length"] > 0
 
 
-@pytest.mark.parametrize("species,stage", STAGES)
-def test_play_observes_what_the_env_step_returns_along_a_randomized_rollout(species, stage):
+@pytest.mark.parametrize("species,stage,smoothing", [(*stage, 0.0) for stage in STAGES] + [("velociraptor", 2, 0.3)])
+def test_play_observes_what_the_env_step_returns_along_a_randomized_rollout(species, stage, smoothing):
     """One observation in training and deployment: along an MJX rollout of a committed policy's env (randomized model,
     delays, offsets and pushes; random actions beyond [-1, 1]; observation noise off, which test_randomization
-    replays), play.py's NumPy observation of each state the env's `step` (or reset) returns, as MuJoCo data
-    (mjx.get_data), equals the `obs` that step handed the policy; so do the controls, reward terms and measures of
-    each transition."""
-    _, _, env = committed_stage(species, stage)
-    exported = play.exported_policy({}, env.config, env.mj_model, None)
-    task, weights = exported.task, env.config["reward_weights"]
+    replays; actions low-passed by `smoothing`), play.py's NumPy observation of each state the env's `step` (or reset)
+    returns, as MuJoCo data (mjx.get_data), equals the `obs` that step handed the policy; so do the action applied
+    (play.applied, against a NumPy moving average), the controls, reward terms and measures of each transition."""
+    _, _, env = committed_stage(species, stage, **(dict(action_smoothing=smoothing) if smoothing else {}))
     steps = 30
     actions = np.random.default_rng(7).uniform(-1.3, 1.3, (steps, env.action_size)).astype(np.float32)
+    exported = play.exported_policy({}, env.config, env.mj_model, Replay(actions))
+    task, weights = exported.task, env.config["reward_weights"]
 
     # The env's reset and step compiled apart and stepped from Python: one scanned rollout compiles longer.
     step = jax.jit(env.step)
@@ -114,8 +126,13 @@ def test_play_observes_what_the_env_step_returns_along_a_randomized_rollout(spec
         data = mjx.get_data(env.mj_model, state.data)
         np.testing.assert_allclose(play.observe(exported, data, state.prev_action, None), state.obs, rtol=1e-5,
                                    atol=1e-5, err_msg=f"step {t + 1}")
-        if t >= 0 and not (state.terminated or state.truncated):
-            action = np.clip(actions[t], -1.0, 1.0)
+        if t < 0:
+            continue
+        action = play.applied(exported, None, previous.prev_action)
+        expected = (1 - smoothing) * np.clip(actions[t], -1.0, 1.0) + smoothing * previous.prev_action
+        np.testing.assert_allclose(action, expected, rtol=0, atol=1e-6)
+        if not (state.terminated or state.truncated):
+            np.testing.assert_allclose(state.prev_action, action, rtol=0, atol=1e-6)
             ctrl, _ = randomization.controls(task.action_to_ctrl, action, previous.episode, np)
             np.testing.assert_allclose(ctrl, data.ctrl, rtol=1e-6, atol=1e-6)
             for k, v in task.reward_terms(data, action, previous.prev_action).items():

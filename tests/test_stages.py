@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from mujoco import mjx
 
+import configs
 import envs
 import simulation
 import tasks
@@ -197,6 +198,16 @@ def test_a_stage_saved_with_white_exploration_noise_rebuilds_with_it():
     name, _, overrides = from_saved(saved)
     assert get_config(name)["action_noise_correlation"] > 0
     assert get_config(name, overrides)["action_noise_correlation"] == 0.0
+
+
+def test_a_stage_saved_before_action_smoothing_rebuilds_with_raw_actions(monkeypatch):
+    """A stage trained before `action_smoothing` existed evaluates and warm-starts applying its raw actions (0), even
+    where the species' config low-passes them."""
+    name = "velociraptor_stage2"
+    monkeypatch.setitem(configs.CONFIGS, name, dict(configs.CONFIGS[name], action_smoothing=0.3))
+    name, _, overrides = from_saved(committed_config(2, drop=("action_smoothing",), species="velociraptor"))
+    assert get_config(name)["action_smoothing"] == 0.3
+    assert get_config(name, overrides)["action_smoothing"] == 0.0
 
 
 def test_termination_conditions(behaviour):
