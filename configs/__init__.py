@@ -168,7 +168,7 @@ def from_saved(saved):
         overrides["action_noise_correlation"] = 0.0
     if settings.get("task") == "behaviour" and "approach_command" not in settings:  # saved when stage 3 observed 0
         overrides["approach_command"] = 0.0
-    for term in get_config(env_name)["reward_weights"]:  # a term newer than the saved config was not paid then
+    for term in CONFIGS.get(env_name, {}).get("reward_weights", {}):  # a term newer than the saved config: unpaid then
         if term not in settings["reward_weights"]:
             overrides[f"reward_weights.{term}"] = 0.0
     if settings.get("task") == "velocity" and "backward_share" not in settings["command"]:  # saved before the share
