@@ -238,8 +238,8 @@ def auto_reset(parts, state, key):
 
 def step(parts, state, action, params=None):
     """One control step of `action` (clipped to [-1, 1], low-passed by the config's `action_smoothing` if any:
-    tasks.applied_action): actuate, push, advance the physics of the episode's model,
-    report the transition, and reset where it ended the episode. `params`: the reward weights (`default_params`)."""
+    tasks.applied_action): actuate, push, advance the physics of the episode's model, report the transition, and
+    reset where it ended the episode. `params`: the reward weights (`default_params`)."""
     weights = parts.default_params if params is None else params
     action = tasks.applied_action(jnp, parts.config.get("action_smoothing", 0.0), action, state.prev_action)
     rng, push_key, reset_key = jax.random.split(state.rng, 3)
