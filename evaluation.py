@@ -22,18 +22,22 @@ def zero_policy(env):
 def evaluation_rollout(env, policy, key, num_episodes, params=None):
     """`policy` ((obs, key) -> action) for one episode in each of `num_episodes` envs stepped with `params` (default:
     the env's); traceable. The policy's keys come from `key` apart from the envs' keys, so starts and pushes do not
-    depend on the policy. Returns (episodes, poses): per episode its return, length, whether it reached the time
-    limit, each task measure at its last step and its mean over the episode (`<name>_mean`); and poses
+    depend on the policy. Stepping stops once every episode has ended (a stage-3 episode that strikes ends long before
+    the time limit). Returns (episodes, poses): per episode its return, length, whether it reached the time limit,
+    each task measure at its last step and its mean over the episode (`<name>_mean`); and poses
     [steps, episodes, nq + 3 nmocap + nuserdata], qpos, the mocap (target) positions and the userdata (the velocity
     command), for rendering (valid below each length)."""
     params = env.default_params if params is None else params
     measures = task_measures(env)
 
-    def _eval_step(carry, policy_key):
-        state, ended, result = carry
-        poses = jnp.concatenate([state.data.qpos, state.data.mocap_pos.reshape(num_episodes, -1), state.data.userdata],
-                                axis=-1)
-        state = jax.vmap(env.step, in_axes=(0, 0, None))(state, policy(state.obs, policy_key), params)
+    def _pose(state):
+        return jnp.concatenate([state.data.qpos, state.data.mocap_pos.reshape(num_episodes, -1), state.data.userdata],
+                               axis=-1)
+
+    def _eval_step(carry):
+        t, state, ended, result, poses = carry
+        pose = _pose(state)
+        state = jax.vmap(env.step, in_axes=(0, 0, None))(state, policy(state.obs, policy_keys[t]), params)
         live = ~ended
         ends_now = live & (state.terminated | state.truncated)
         length = result["episode_length"] + live
@@ -45,13 +49,19 @@ def evaluation_rollout(env, policy, key, num_episodes, params=None):
             **{f"{k}_mean": result[f"{k}_mean"] + jnp.where(live, state.info[k] - result[f"{k}_mean"], 0.0) / length
                for k in measures},
         )
-        return (state, ended | ends_now, result), poses
+        return t + 1, state, ended | ends_now, result, poses.at[t].set(pose)
 
+    def _episodes_running(carry):
+        t, _, ended, _, _ = carry
+        return (t < steps) & ~jnp.all(ended)
+
+    steps = env.config["episode_length"]
     state = jax.vmap(env.reset)(jax.random.split(key, num_episodes))
-    policy_keys = jax.random.split(jax.random.fold_in(key, 1), env.config["episode_length"])
+    policy_keys = jax.random.split(jax.random.fold_in(key, 1), steps)
     ended = jnp.zeros(num_episodes, bool)
-    (_, _, result), poses = jax.lax.scan(_eval_step, (state, ended, empty_record(measures, jnp, num_episodes)),
-                                         policy_keys)
+    poses = jnp.zeros((steps, *_pose(state).shape))
+    _, _, _, result, poses = jax.lax.while_loop(
+        _episodes_running, _eval_step, (0, state, ended, empty_record(measures, jnp, num_episodes), poses))
     return result, poses
 
 

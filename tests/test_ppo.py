@@ -220,6 +220,46 @@ def test_evaluation_samples_actions_repeatably_and_apart_from_the_envs_randomnes
                                   np.clip(mean, -1, 1))
 
 
+@pytest.mark.parametrize("time_limit", [15, 200])
+def test_evaluation_matches_a_step_by_step_reference_and_stops_once_every_episode_has_ended(time_limit):
+    """Each env's first episode, stepped one call at a time in Python for the whole time limit (the policy's key at
+    step t is the t-th of its split), gives the rollout's returns, lengths, time-limit flags, last and mean measures
+    and poses; and the rollout records no step after the last episode ended. At 15 steps some episodes reach the
+    limit and some fall; at 200 every one falls well before it."""
+    env = make_cartpole_env(dict(CONFIG, episode_length=time_limit))
+    policy = lambda obs, key: 0.7 * jax.random.normal(key, obs.shape[:-1] + (env.action_size,))
+    key, n = jax.random.key(4), 12
+    episodes, poses = jax.jit(lambda key: evaluation.evaluation_rollout(env, policy, key, n))(key)
+
+    step = jax.jit(jax.vmap(env.step, in_axes=(0, 0, None)))
+    state = jax.jit(jax.vmap(env.reset))(jax.random.split(key, n))
+    policy_keys = jax.random.split(jax.random.fold_in(key, 1), time_limit)
+    ret, length, limit, angle, angle_sum = (np.zeros(n) for _ in range(5))
+    ended, ref_poses = np.zeros(n, bool), []
+    for t in range(time_limit):
+        ref_poses.append(np.concatenate([state.data.qpos, state.data.mocap_pos.reshape(n, -1), state.data.userdata],
+                                        axis=-1))
+        state = step(state, policy(state.obs, policy_keys[t]), env.default_params)
+        live = ~ended
+        ends_now = live & np.asarray(state.terminated | state.truncated)
+        ret += np.where(live, state.reward, 0.0)
+        length += live
+        angle_sum += np.where(live, state.info["pole_angle"], 0.0)
+        limit = np.where(ends_now, state.truncated, limit)
+        angle = np.where(ends_now, state.info["pole_angle"], angle)
+        ended |= ends_now
+    lengths = length.astype(int)
+    assert ended.all() and (0 < limit.sum() < n if time_limit == 15 else lengths.max() < time_limit)
+    np.testing.assert_allclose(episodes["episode_return"], ret, rtol=1e-5)
+    np.testing.assert_array_equal(episodes["episode_length"], length)
+    np.testing.assert_array_equal(episodes["reached_time_limit"], limit.astype(bool))
+    np.testing.assert_allclose(episodes["pole_angle"], angle, rtol=1e-5)
+    np.testing.assert_allclose(episodes["pole_angle_mean"], angle_sum / length, rtol=1e-5)
+    for i in range(n):
+        np.testing.assert_allclose(poses[: lengths[i], i], np.array(ref_poses)[: lengths[i], i], rtol=1e-5, atol=1e-7)
+    assert not np.asarray(poses[lengths.max():]).any()
+
+
 @pytest.mark.parametrize("correlation", [0.0, 0.6])
 def test_ppo_loss_matches_a_numpy_reference(correlation):
     """A hand-made minibatch in which some ratios are clipped, some value predictions are clipped, and the
