@@ -17,7 +17,6 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-XLA_CPU_FLAGS = "--xla_cpu_max_isa=AVX2"  # what the entry points compile with on x86 (training.py)
 SEED = 2_000_000  # the findings' evaluation seed
 
 
@@ -58,15 +57,26 @@ def measure(stage, episodes, repeats):
                 summary=evaluation.evaluation_summary(env, jax.tree.map(lambda x: x[0], result)))
 
 
-def measured_in(root, stage, episodes, repeats):
+def fail(message):
+    """Report bad input in one line and exit with code 2."""
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def measured_in(root, stage, episodes, repeats, xla_flags):
     """`measure` in a fresh process importing `root`'s modules."""
     done = subprocess.run([sys.executable, os.path.abspath(__file__), "--measure", root, os.path.abspath(stage),
                            "--episodes", str(episodes), "--repeats", str(repeats)], cwd=root, capture_output=True,
-                          text=True, env=dict(os.environ, XLA_FLAGS=XLA_CPU_FLAGS))
+                          text=True, env=dict(os.environ, XLA_FLAGS=xla_flags))
     if done.returncode:
-        print(f"error: {stage} in {root}: {(done.stderr.strip().splitlines() or ['failed'])[-1]}", file=sys.stderr)
-        sys.exit(2)
+        fail(f"{stage} in {root}: {(done.stderr.strip().splitlines() or ['failed'])[-1]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def commit_of(root):
+    """The short hash of `root`'s checked-out commit."""
+    return subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
 
 
 def main():
@@ -82,23 +92,24 @@ def main():
         print(json.dumps(measure(args.stages[0], args.episodes, args.repeats)))
         return
 
+    if args.before and not os.path.isfile(os.path.join(args.before, "evaluation.py")):
+        fail(f"--before {args.before}: not a checkout of this project (no evaluation.py)")
     sys.path.insert(0, ROOT)
     import runs
+    import training
 
     roots = dict(checkout=ROOT, **({"before": os.path.abspath(args.before)} if args.before else {}))
     stages = {}
     for stage in args.stages:
-        stages[stage] = {label: measured_in(root, stage, args.episodes, args.repeats) for label, root in roots.items()}
+        stages[stage] = {label: measured_in(root, stage, args.episodes, args.repeats, training.XLA_CPU_FLAGS)
+                         for label, root in roots.items()}
         if args.before:
             stages[stage]["same_episodes"] = stages[stage]["checkout"]["summary"] == stages[stage]["before"]["summary"]
         print(stage, {f"{label} {call}": round(figures[call]["run_s_median"], 2)
                       for label, figures in stages[stage].items() if isinstance(figures, dict)
                       for call in ("alone", "vmapped")}, "s per evaluation", flush=True)
-    head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    before = args.before and subprocess.run(["git", "-C", args.before, "rev-parse", "--short", "HEAD"],
-                                            capture_output=True, text=True).stdout.strip()
-    record = dict(episodes=args.episodes, seed=SEED, xla_flags=XLA_CPU_FLAGS, commit=head.stdout.strip(),
-                  before_commit=before or None, stages=stages,
+    record = dict(episodes=args.episodes, seed=SEED, xla_flags=training.XLA_CPU_FLAGS, commit=commit_of(ROOT),
+                  before_commit=commit_of(args.before) if args.before else None, stages=stages,
                   command=" ".join(["python benchmarks/evaluation_time.py", *sys.argv[1:]]),
                   date=time.strftime("%Y-%m-%d"), machine=runs.machine())
     path = os.path.join(ROOT, "results", "evaluation_time_cpu.json")
