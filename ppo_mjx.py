@@ -25,7 +25,8 @@ Differences from PureJAXRL's ppo_continuous_action.py: time-limit truncation boo
 observation before the auto-reset (termination never bootstraps); exploration noise may be correlated in time
 (`exploring_gaussian`); observation-normalizer statistics live in the train state; metrics are reduced to per-update
 scalars inside the scan; numeric hyperparameters and the env's params are array inputs of the program (`hparams`), so
-seeds and sweeps vmap into one program (`jax.vmap(train)(keys, stack([hparams, ...]))`).
+seeds and sweeps vmap into one program (`jax.vmap(train)(keys, stack([hparams, ...]))`); the learning rate may adapt
+to each minibatch's KL as rsl_rl's does (`desired_kl`).
 """
 
 if __name__ == "__main__":  # the command line (cli.py): settings that XLA reads when it loads, first
@@ -214,10 +215,33 @@ def stack(trees):
 
 
 def make_optimizer(config, hparams, num_optimizer_steps):
-    """Adam after global-norm gradient clipping, from the traced `hparams`; with `anneal_lr` the learning rate decays
-    linearly to 0 over the run. Built wherever it is used (init and update): it holds no state of its own."""
-    lr = optax.linear_schedule(hparams["lr"], 0.0, num_optimizer_steps) if config["anneal_lr"] else hparams["lr"]
-    return optax.chain(optax.clip_by_global_norm(hparams["max_grad_norm"]), optax.adam(lr, eps=1e-5))
+    """Adam after global-norm gradient clipping, from the traced `hparams`. The learning rate starts at `lr`; with
+    `desired_kl` > 0 it adapts and lives in the optimizer's state (`adapted_learning_rate`), else with `anneal_lr` it
+    decays linearly to 0 over the run. Built wherever it is used (init and update): it holds no state of its own."""
+    if config["desired_kl"] > 0:
+        adam = optax.inject_hyperparams(optax.adam)(learning_rate=hparams["lr"], eps=1e-5)
+    else:
+        lr = optax.linear_schedule(hparams["lr"], 0.0, num_optimizer_steps) if config["anneal_lr"] else hparams["lr"]
+        adam = optax.adam(lr, eps=1e-5)
+    return optax.chain(optax.clip_by_global_norm(hparams["max_grad_norm"]), adam)
+
+
+# rsl_rl's adaptive schedule (legged_gym, Isaac Lab, mjlab): the factor and the bounds of the learning rate.
+LR_FACTOR, MIN_LR, MAX_LR = 1.5, 1e-5, 1e-2
+
+
+def adapted_learning_rate(lr, kl, desired_kl):
+    """The learning rate for the next step from a minibatch's KL before it: divided by 1.5 when the KL is over twice
+    `desired_kl`, multiplied by 1.5 when it is under half of it, kept within [1e-5, 1e-2]."""
+    lr = jnp.where(kl > 2.0 * desired_kl, jnp.maximum(MIN_LR, lr / LR_FACTOR), lr)
+    return jnp.where((kl < 0.5 * desired_kl) & (kl > 0.0), jnp.minimum(MAX_LR, lr * LR_FACTOR), lr)
+
+
+def with_learning_rate(opt_state, adapt):
+    """The adaptive optimizer's state (see make_optimizer) with its learning rate replaced by `adapt(learning rate)`."""
+    clip_state, adam_state = opt_state
+    hyperparams = dict(adam_state.hyperparams, learning_rate=adapt(adam_state.hyperparams["learning_rate"]))
+    return clip_state, adam_state._replace(hyperparams=hyperparams)
 
 
 @struct.dataclass
@@ -271,6 +295,11 @@ def check_config(config):
     if config["total_timesteps"] < batch:
         raise ValueError(f"total_timesteps = {config['total_timesteps']} is less than one batch "
                          f"(num_envs * num_steps = {batch})")
+    if config["desired_kl"] > 0 and config["anneal_lr"]:
+        raise ValueError(f"desired_kl = {config['desired_kl']} adapts the learning rate, which anneal_lr = True would "
+                         f"decay: set anneal_lr=False")
+    if config["desired_kl"] < 0:
+        raise ValueError(f"desired_kl = {config['desired_kl']} is negative (0: no adaptive learning rate)")
     if not 0.0 <= config["action_noise_correlation"] < 1.0:
         raise ValueError(f"action_noise_correlation = {config['action_noise_correlation']} is not in [0, 1)")
 
@@ -354,7 +383,12 @@ def make_trainer(config, env):
                 grads, losses = jax.grad(ppo_loss, has_aux=True)(train_state.params, network.apply, minibatch,
                                                                  hparams, noise_correlation)
                 losses["grad_norm"] = optax.tree.norm(grads)
-                updates, opt_state = tx.update(grads, train_state.opt_state, train_state.params)
+                opt_state = train_state.opt_state
+                if config["desired_kl"] > 0:
+                    opt_state = with_learning_rate(opt_state, lambda lr: adapted_learning_rate(
+                        lr, losses["approx_kl"], config["desired_kl"]))
+                    losses["learning_rate"] = opt_state[1].hyperparams["learning_rate"]
+                updates, opt_state = tx.update(grads, opt_state, train_state.params)
                 return TrainState(optax.apply_updates(train_state.params, updates), opt_state), losses
 
             train_state, losses = jax.lax.scan(_update_minibatch, train_state, minibatches)

@@ -12,6 +12,7 @@ PPO = dict(
     num_minibatches=32,  # minibatches per epoch; must divide num_envs * num_steps
     lr=3e-4,  # Adam learning rate
     anneal_lr=True,  # linearly decay the learning rate to 0 over the run
+    desired_kl=0.0,  # > 0: adapt the lr to keep each minibatch's KL near this (rsl_rl's schedule; anneal_lr=False)
     gamma=0.97,  # discount factor (horizon ~33 control steps = 0.7 s at 50 Hz)
     gae_lambda=0.95,  # GAE bias/variance trade-off
     clip_eps=0.2,  # PPO ratio clip

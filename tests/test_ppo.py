@@ -360,6 +360,44 @@ def test_learning_rate_anneals_linearly_to_zero():
     np.testing.assert_allclose(optimizer_steps(dict(CONFIG, anneal_lr=False), hparams, steps), 0.01, rtol=1e-4)
 
 
+def adapted_learning_rate_reference(lr, kl, desired_kl):
+    """rsl_rl's adaptive schedule as its PPO.update writes it, for one minibatch."""
+    if kl > desired_kl * 2.0:
+        return max(1e-5, lr / 1.5)
+    if 0.0 < kl < desired_kl / 2.0:
+        return min(1e-2, lr * 1.5)
+    return lr
+
+
+@pytest.mark.parametrize("lr", [1e-5, 1.2e-5, 3e-4, 8e-3, 1e-2])
+def test_the_adaptive_learning_rate_follows_rsl_rls_rule(lr):
+    desired = 0.01
+    for kl in [0.0, 1e-4, 0.0049, 0.005, 0.01, 0.02, 0.0201, 0.3]:
+        got = float(ppo_mjx.adapted_learning_rate(jnp.float32(lr), jnp.float32(kl), desired))
+        assert got == pytest.approx(adapted_learning_rate_reference(lr, kl, desired), rel=1e-6), (lr, kl)
+
+
+@pytest.mark.parametrize("desired_kl, lr, direction", [(1e-12, 1e-3, -1), (1e3, 1e-4, 1)])
+def test_the_adaptive_learning_rate_moves_by_one_factor_per_minibatch(desired_kl, lr, direction):
+    """A KL target far below (above) every minibatch's KL divides (multiplies) the learning rate by 1.5 at each of
+    the update's 4 x 2 optimizer steps, or at all but the first, whose KL is that of the rollout's own policy (about
+    0); the logged rate stays within the bounds; the default optimizer keeps no learning rate in its state."""
+    env = make_plain_cartpole()
+    config = dict(CONFIG, total_timesteps=64 * 32, update_epochs=4, num_minibatches=2, lr=lr, anneal_lr=False,
+                  desired_kl=desired_kl)
+    trainer = ppo_mjx.make_trainer(config, env)
+    hparams = ppo_mjx.hyperparameters(config, env.default_params)
+    runner, metrics = jax.jit(trainer.run_updates, static_argnums=2)(trainer.init(jax.random.key(0), hparams),
+                                                                     hparams, 1)
+    final = float(runner.train_state.opt_state[1].hyperparams["learning_rate"])
+    steps = round(math.log(final / lr, 1.5)) * direction
+    assert steps in (7, 8), final
+    np.testing.assert_allclose(final, lr * 1.5 ** (direction * steps), rtol=1e-5)
+    assert 1e-5 < float(metrics["learning_rate"][0]) < 1e-2
+    assert not any(hasattr(state, "hyperparams") for state in ppo_mjx.make_optimizer(
+        dict(config, desired_kl=0.0), hparams, 8).init(jnp.zeros(3))), "the default optimizer holds no learning rate"
+
+
 def test_make_train_trains_a_plain_jax_env_as_it_is():
     """A cartpole written from scratch (tests/cartpole.py: reset, step(state, action, params), no `nan_reset` info
     key, no adapter) learns to balance through make_train, and the env params in `hparams` reach its `step`
