@@ -231,8 +231,9 @@ LR_FACTOR, MIN_LR, MAX_LR = 1.5, 1e-5, 1e-2
 
 
 def adapted_learning_rate(lr, kl, desired_kl):
-    """The learning rate for the next step from a minibatch's KL before it: divided by 1.5 when the KL is over twice
-    `desired_kl`, multiplied by 1.5 when it is under half of it, kept within [1e-5, 1e-2]."""
+    """The learning rate for the next step from a minibatch's KL before it (the loss's `approx_kl`, where rsl_rl takes
+    the Gaussians' KL in closed form): divided by 1.5 when the KL is over twice `desired_kl`, multiplied by 1.5 when
+    it is under half of it, kept within [1e-5, 1e-2]."""
     lr = jnp.where(kl > 2.0 * desired_kl, jnp.maximum(MIN_LR, lr / LR_FACTOR), lr)
     return jnp.where((kl < 0.5 * desired_kl) & (kl > 0.0), jnp.minimum(MAX_LR, lr * LR_FACTOR), lr)
 
