@@ -14,6 +14,7 @@ from flax import struct
 
 import evaluation
 import ppo_mjx
+import runs
 from cartpole import CONFIG, make_cartpole_env, make_plain_cartpole
 from conftest import XLA_DEFAULTS
 
@@ -396,6 +397,22 @@ def test_the_adaptive_learning_rate_moves_by_one_factor_per_minibatch(desired_kl
     assert 1e-5 < float(metrics["learning_rate"][0]) < 1e-2
     assert not any(hasattr(state, "hyperparams") for state in ppo_mjx.make_optimizer(
         dict(config, desired_kl=0.0), hparams, 8).init(jnp.zeros(3))), "the default optimizer holds no learning rate"
+
+
+def test_a_checkpoint_carries_the_adaptive_learning_rate():
+    """The adapted rate is an array of the runner, so a checkpoint (runs.tree_to_arrays) saves it and a resumed run
+    (runs.arrays_to_tree on the trainer's own template) continues from it, not from the config's `lr`."""
+    env = make_plain_cartpole()
+    config = dict(CONFIG, desired_kl=0.01, anneal_lr=False)
+    trainer = ppo_mjx.make_trainer(config, env)
+    hparams = ppo_mjx.hyperparameters(config, env.default_params)
+    runner = trainer.init(jax.random.key(0), hparams)
+    adapted = runner.replace(train_state=runner.train_state.replace(opt_state=ppo_mjx.with_learning_rate(
+        runner.train_state.opt_state, lambda lr: jnp.full_like(lr, 1.25e-4))))
+    template = jax.eval_shape(trainer.init, jax.random.key(0), hparams)
+    back = runs.arrays_to_tree(runs.tree_to_arrays(adapted), template, "checkpoint")
+    assert float(back.train_state.opt_state[1].hyperparams["learning_rate"]) == np.float32(1.25e-4)
+    assert float(runner.train_state.opt_state[1].hyperparams["learning_rate"]) == np.float32(config["lr"])
 
 
 def test_make_train_trains_a_plain_jax_env_as_it_is():
