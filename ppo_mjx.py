@@ -226,23 +226,16 @@ def make_optimizer(config, hparams, num_optimizer_steps):
     return optax.chain(optax.clip_by_global_norm(hparams["max_grad_norm"]), adam)
 
 
-# rsl_rl's adaptive schedule (legged_gym, Isaac Lab, mjlab): the factor and the bounds of the learning rate.
-LR_FACTOR, MIN_LR, MAX_LR = 1.5, 1e-5, 1e-2
-
-
-def adapted_learning_rate(lr, kl, desired_kl):
-    """The learning rate for the next step from a minibatch's KL before it (the loss's `approx_kl`, where rsl_rl takes
-    the Gaussians' KL in closed form): divided by 1.5 when the KL is over twice `desired_kl`, multiplied by 1.5 when
-    it is under half of it, kept within [1e-5, 1e-2]."""
-    lr = jnp.where(kl > 2.0 * desired_kl, jnp.maximum(MIN_LR, lr / LR_FACTOR), lr)
-    return jnp.where((kl < 0.5 * desired_kl) & (kl > 0.0), jnp.minimum(MAX_LR, lr * LR_FACTOR), lr)
-
-
-def with_learning_rate(opt_state, adapt):
-    """The adaptive optimizer's state (see make_optimizer) with its learning rate replaced by `adapt(learning rate)`."""
+def adapted_learning_rate(opt_state, kl, desired_kl):
+    """rsl_rl's adaptive schedule (legged_gym, Isaac Lab, mjlab) on the adaptive optimizer's state (make_optimizer):
+    the learning rate for the next step from a minibatch's KL before it (the loss's `approx_kl`, where rsl_rl takes the
+    Gaussians' KL in closed form), divided by 1.5 when the KL is over twice `desired_kl`, multiplied by 1.5 when it is
+    under half of it, kept within [1e-5, 1e-2]. Returns (the state with that rate, the rate)."""
     clip_state, adam_state = opt_state
-    hyperparams = dict(adam_state.hyperparams, learning_rate=adapt(adam_state.hyperparams["learning_rate"]))
-    return clip_state, adam_state._replace(hyperparams=hyperparams)
+    lr = adam_state.hyperparams["learning_rate"]
+    lr = jnp.where(kl > 2.0 * desired_kl, jnp.maximum(1e-5, lr / 1.5), lr)
+    lr = jnp.where((kl < 0.5 * desired_kl) & (kl > 0.0), jnp.minimum(1e-2, lr * 1.5), lr)
+    return (clip_state, adam_state._replace(hyperparams=dict(adam_state.hyperparams, learning_rate=lr))), lr
 
 
 @struct.dataclass
@@ -386,9 +379,8 @@ def make_trainer(config, env):
                 losses["grad_norm"] = optax.tree.norm(grads)
                 opt_state = train_state.opt_state
                 if config["desired_kl"] > 0:
-                    opt_state = with_learning_rate(opt_state, lambda lr: adapted_learning_rate(
-                        lr, losses["approx_kl"], config["desired_kl"]))
-                    losses["learning_rate"] = opt_state[1].hyperparams["learning_rate"]
+                    opt_state, losses["learning_rate"] = adapted_learning_rate(opt_state, losses["approx_kl"],
+                                                                               config["desired_kl"])
                 updates, opt_state = tx.update(grads, opt_state, train_state.params)
                 return TrainState(optax.apply_updates(train_state.params, updates), opt_state), losses
 

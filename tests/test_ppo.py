@@ -373,8 +373,13 @@ def adapted_learning_rate_reference(lr, kl, desired_kl):
 @pytest.mark.parametrize("lr", [1e-5, 1.2e-5, 3e-4, 8e-3, 1e-2])
 def test_the_adaptive_learning_rate_follows_rsl_rls_rule(lr):
     desired = 0.01
+    config = dict(CONFIG, desired_kl=desired, anneal_lr=False)
+    hparams = dict(ppo_mjx.hyperparameters(config, {}), lr=jnp.float32(lr))
+    opt_state = ppo_mjx.make_optimizer(config, hparams, 1).init(jnp.zeros(3))
     for kl in [0.0, 1e-4, 0.0049, 0.005, 0.01, 0.02, 0.0201, 0.3]:
-        got = float(ppo_mjx.adapted_learning_rate(jnp.float32(lr), jnp.float32(kl), desired))
+        state, rate = ppo_mjx.adapted_learning_rate(opt_state, jnp.float32(kl), desired)
+        assert float(state[1].hyperparams["learning_rate"]) == float(rate)
+        got = float(rate)
         assert got == pytest.approx(adapted_learning_rate_reference(lr, kl, desired), rel=1e-6), (lr, kl)
 
 
@@ -407,8 +412,7 @@ def test_a_checkpoint_carries_the_adaptive_learning_rate():
     trainer = ppo_mjx.make_trainer(config, env)
     hparams = ppo_mjx.hyperparameters(config, env.default_params)
     runner = trainer.init(jax.random.key(0), hparams)
-    adapted = runner.replace(train_state=runner.train_state.replace(opt_state=ppo_mjx.with_learning_rate(
-        runner.train_state.opt_state, lambda lr: jnp.full_like(lr, 1.25e-4))))
+    adapted = trainer.init(jax.random.key(0), dict(hparams, lr=jnp.float32(1.25e-4)))  # as if adapted to 1.25e-4
     template = jax.eval_shape(trainer.init, jax.random.key(0), hparams)
     back = runs.arrays_to_tree(runs.tree_to_arrays(adapted), template, "checkpoint")
     assert float(back.train_state.opt_state[1].hyperparams["learning_rate"]) == np.float32(1.25e-4)
