@@ -15,11 +15,9 @@ the metrics average; an optional `nan_reset` info key is counted instead (`nan_r
 whose `critic_obs` and `final_critic_obs` are arrays, not None (or absent), hands the critic its own observation,
 normalized by statistics of its own; the policy reads `obs` alone, in training as deployed.
 
-Read top to bottom: network, observation normalizer, GAE, the PPO loss, the traced hyperparameters and the optimizer
-built from them, the trainer (`_env_step`, `_calculate_gae`, `_update_epoch`, `_update_minibatch`), `make_train`,
-per-update metrics, the policy to evaluate. A copier wants `make_train`; it is built on `make_trainer`, which splits
-the same program into `init` and `run_updates` so that training.py can run the updates in chunks (progress lines,
-checkpoints, curriculum gates).
+Read top to bottom: network, normalizer, GAE, loss, hyperparameters and optimizer, the trainer (`_env_step`,
+`_calculate_gae`, `_update_epoch`, `_update_minibatch`), `make_train`, metrics, the policy to evaluate. `make_trainer`
+splits `make_train`'s program into `init` and `run_updates`, so that training.py runs updates in chunks.
 
 Differences from PureJAXRL's ppo_continuous_action.py: time-limit truncation bootstraps from the value of the
 observation before the auto-reset (termination never bootstraps); exploration noise may be correlated in time
@@ -83,12 +81,11 @@ def gaussian(mean, log_std):
 
 def exploring_gaussian(mean, log_std, carried_noise, correlation):
     """The rollout's policy when its exploration noise is correlated in time (`action_noise_correlation`): AR(1) noise,
-    N(0, 1) per step in its stationary law, of which `carried_noise` (correlation times the last step's standardized
-    noise) carries over. Given it, the action is Gaussian around the mean plus the carried noise with the std of the
-    fresh part alone, std * sqrt(1 - correlation^2): the PPO ratio and entropy are this Gaussian's, so each step is
-    credited with its fresh noise, not again with what it carried over. At correlation 0 this is `gaussian(mean,
-    log_std)`, PureJAXRL's white noise. Why correlate: white noise jitters the actions at every step, and on gripping
-    contacts jitter alone can hold a body up, so a policy learns to lean on its noise and its mean action falls."""
+    N(0, 1) per step in its stationary law. Given `carried_noise` (correlation times the last step's standardized
+    noise), the action is Gaussian around the mean plus that noise, with the fresh part's std, std * sqrt(1 -
+    correlation^2): the PPO ratio and entropy credit each step with its fresh noise alone. At correlation 0 it is
+    `gaussian`, PureJAXRL's white noise. Why: on gripping contacts white jitter alone can hold a body up, so a policy
+    learns to lean on its noise and its mean action falls."""
     if not correlation:  # a static setting
         return gaussian(mean, log_std)
     return gaussian(mean + jnp.exp(log_std) * carried_noise, log_std + 0.5 * math.log(1.0 - correlation**2))
@@ -108,12 +105,19 @@ class Normalizer:
     count: jax.Array
 
 
-def normalizer_init(obs_batch):
+def normalizer_start(obs_batch, normalize_obs=True):
+    """The statistics of a first batch, or fixed ones (mean 0, variance 1) when observations go unnormalized; None for
+    no observation (an env without a critic observation)."""
+    if obs_batch is None:
+        return None
+    if not normalize_obs:
+        return Normalizer(jnp.zeros(obs_batch.shape[-1]), jnp.ones(obs_batch.shape[-1]), jnp.zeros(()))
     return Normalizer(obs_batch.mean(0), obs_batch.var(0), jnp.array(obs_batch.shape[0], jnp.float32))
 
 
 def normalizer_update(norm, obs_batch):
-    if obs_batch is None:  # no critic observation
+    """`norm` merged with a batch's mean and variance; None (no critic observation) stays None."""
+    if obs_batch is None:
         return norm
     batch_mean, batch_var, batch_count = obs_batch.mean(0), obs_batch.var(0), obs_batch.shape[0]
     total = norm.count + batch_count
@@ -121,18 +125,6 @@ def normalizer_update(norm, obs_batch):
     mean = norm.mean + delta * batch_count / total
     m2 = norm.var * norm.count + batch_var * batch_count + jnp.square(delta) * norm.count * batch_count / total
     return Normalizer(mean, m2 / total, total)
-
-
-def normalizer_start(obs_batch, normalize_obs):
-    """The statistics of a first batch, or fixed ones (mean 0, variance 1) when observations go unnormalized; None for
-    no observation."""
-    if obs_batch is None:
-        return None
-    normalizer = normalizer_init(obs_batch)
-    if not normalize_obs:
-        size = obs_batch.shape[-1]
-        normalizer = Normalizer(jnp.zeros(size), jnp.ones(size), jnp.zeros(()))
-    return normalizer
 
 
 def critic_observation(state, final=False):

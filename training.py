@@ -75,7 +75,7 @@ def policy_template(config, env):
     critic_obs = jnp.zeros(env.critic_observation_size) if env.critic_observation_size else None
     network = ppo_mjx.make_network(config, env.action_size)
     return {"params": jax.eval_shape(network.init, jax.random.key(0), obs, critic_obs),
-            "normalizer": jax.eval_shape(ppo_mjx.normalizer_init, obs[None])}
+            "normalizer": jax.eval_shape(ppo_mjx.normalizer_start, obs[None])}
 
 
 def load_policy(path, checkpoint, config, env):

@@ -75,7 +75,7 @@ def test_log_prob_and_entropy_match_hand_computed_gaussian():
 def test_normalizer_matches_numpy_mean_and_var():
     rng = np.random.default_rng(1)
     batches = [rng.normal(3.0, 2.0, size=(n, 4)) * [1, 10, 0.1, 1] for n in (5, 17, 64)]
-    norm = ppo_mjx.normalizer_init(jnp.asarray(batches[0]))
+    norm = ppo_mjx.normalizer_start(jnp.asarray(batches[0]))
     for batch in batches[1:]:
         norm = ppo_mjx.normalizer_update(norm, jnp.asarray(batch))
     data = np.concatenate(batches)
@@ -198,7 +198,7 @@ def test_evaluation_samples_actions_repeatably_and_apart_from_the_envs_randomnes
     env = make_cartpole_env()
     network = ppo_mjx.make_network(CONFIG, env.action_size)
     params = network.init(jax.random.key(0), jnp.zeros(env.observation_size))
-    normalizer = ppo_mjx.normalizer_init(jnp.zeros((2, env.observation_size)))
+    normalizer = ppo_mjx.normalizer_start(jnp.zeros((2, env.observation_size)))
 
     def rollout(policy, key):
         result, poses = evaluation.evaluation_rollout(env, policy, key, 8)
