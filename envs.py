@@ -141,7 +141,7 @@ def reset(parts, key):
         key, command_key = jax.random.split(key)
         command_draws = uniform_from(command_key, commands.draws(parts.schedule))
         command, episode["next_command"] = commands.start(parts.schedule, command_draws, jnp)
-        data = data.replace(userdata=command)
+        data = data.replace(userdata=parts.task.hold_command(data, command, True, 0))
     clean_obs = parts.task.observe(data, parts.zero_action)
     obs, false, time = with_noise(parts, clean_obs, noise_key), jnp.zeros((), bool), jnp.zeros((), jnp.int32)
     critic_obs = None
@@ -182,12 +182,15 @@ def push(parts, data, key, time, episode):
 
 def recommand(parts, data, key, time, episode):
     """`data` and `episode` after control step `time` of the command schedule (commands.update): a fresh command in
-    `userdata` when one is due. Stages without commands are returned as they are."""
+    `userdata` when one is due (tasks.command_userdata). Stages without commands are returned as they are."""
     if parts.schedule is None:
         return data, episode
-    command, next_command = commands.update(parts.schedule, time, data.userdata, episode["next_command"],
-                                            uniform_from(key, commands.draws(parts.schedule)), jnp)
-    return data.replace(userdata=command), episode | dict(next_command=next_command)
+    fresh = time == episode["next_command"]
+    command, next_command = commands.update(parts.schedule, time, data.userdata[:commands.SIZE],
+                                            episode["next_command"], uniform_from(key, commands.draws(parts.schedule)),
+                                            jnp)
+    return (data.replace(userdata=parts.task.hold_command(data, command, fresh, 1)),
+            episode | dict(next_command=next_command))
 
 
 def episode_model(parts, episode):

@@ -208,7 +208,8 @@ def reset(exported, data, draws):
     exported.task.init(draws.start, kinematics, data)
     episode = randomization.start_episode(plan, model.nu, draws.episode, np) if plan.draws_episode else {}
     if exported.schedule is not None:
-        data.userdata[:], episode["next_command"] = commands.start(exported.schedule, draws.command(-1), np)
+        command, episode["next_command"] = commands.start(exported.schedule, draws.command(-1), np)
+        data.userdata[:] = exported.task.hold_command(data, command, True, 0)
     for field, value in randomization.model_values(plan.fields, plan.where, episode, np).items():
         getattr(model, field)[:] = value
     return observe(exported, data, np.zeros(model.nu), draws.noise(0)), episode
@@ -227,8 +228,11 @@ def control_step(exported, data, action, draws, time_step, episode):
         kick, speed, episode = randomization.push(plan, time_step, episode, draws.push(time_step), np)
         data.qvel[:2] += kick
     if exported.schedule is not None:
-        data.userdata[:], episode["next_command"] = commands.update(
-            exported.schedule, time_step, data.userdata.copy(), episode["next_command"], draws.command(time_step), np)
+        fresh = time_step == episode["next_command"]
+        command, episode["next_command"] = commands.update(exported.schedule, time_step,
+                                                           data.userdata[:commands.SIZE].copy(),
+                                                           episode["next_command"], draws.command(time_step), np)
+        data.userdata[:] = exported.task.hold_command(data, command, fresh, 1)
     mujoco.mj_step(exported.mj_model, data, nstep=round(config["ctrl_dt"] / config["sim_dt"]))
     return episode, float(speed)
 
@@ -312,7 +316,7 @@ def move_target(exported, data, key):
 def change_command(command, key):
     """The command (forward, left, yaw rate) after a COMMAND_KEYS key is pressed."""
     change = COMMAND_KEYS[key][2]
-    return np.zeros(commands.SIZE) if change is None else np.asarray(command) + change
+    return np.zeros(commands.SIZE) if change is None else np.asarray(command[:commands.SIZE]) + change
 
 
 def play_in_viewer(exported, seed):
@@ -346,7 +350,7 @@ def play_in_viewer(exported, seed):
                         data.qvel[:2] += speed * np.array([np.cos(angle), np.sin(angle)])
                     elif steered and key in COMMAND_KEYS:  # held from now on, through restarts too
                         exported = holding(exported, change_command(data.userdata, key))
-                        data.userdata[:] = exported.schedule.low
+                        data.userdata[:] = exported.task.hold_command(data, exported.schedule.low, True, 0)
                         print(f"command: {commands.text(data.userdata)}", flush=True)
                     elif not steered and key in KEYS:
                         move_target(exported, data, key)

@@ -34,6 +34,7 @@ from configs import ConfigError
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 TARGET_OBS_RANGE = 10.0  # (m) farther targets are observed at this distance, in their direction
 APPROACH_TURN_RADIUS = 2.5  # (m) stage 3's approach command turns at most its top speed over this (2 m/s: 0.8 rad/s)
+HEADING_ERROR_LIMIT = 1.0  # (rad) the heading reference stays this near the pelvis heading: the integral's anti-windup
 
 
 @dataclass(frozen=True)
@@ -56,18 +57,20 @@ class Task:
     # (data) -> what the body's state holds that its sensors do not give the policy, for a privileged critic
     # (critic.CRITIC_GROUPS); None: nothing
     privileged: Optional[Callable] = None
+    # (data, command, fresh, steps) -> the `userdata` that holds `command` (`command_userdata`)
+    hold_command: Callable = lambda data, command, fresh, steps: command
     draws: int = 3  # how many times `init` calls `uniform`: the env splits the start's key so (one draw: the key as is)
 
 
 def load_model(config):
     """The species' MJCF model with the physics timestep taken from the config, plus a mocap body `target` (a
     translucent sphere of the success radius, never colliding) that the tasks place at every reset: the stand point
-    or the prey/food; and room in `userdata` for the velocity command (commands.py). The species' MJCF files stay
-    free of task objects."""
+    or the prey/food; and room in `userdata` for the velocity command (commands.py), and with `observe_heading` its
+    heading reference (`command_userdata`). The species' MJCF files stay free of task objects."""
     path = os.path.join(MODELS_DIR, config["model"])
     try:
         spec = mujoco.MjSpec.from_file(path)
-        spec.nuserdata = commands.SIZE
+        spec.nuserdata = commands.SIZE + int(config.get("observe_heading", False))
         target = spec.worldbody.add_body(name="target", mocap=True)
         target.add_site(name="target", type=mujoco.mjtGeom.mjGEOM_SPHERE,
                         size=[config.get("success_radius", 0.05), 0, 0], rgba=[0.9, 0.2, 0.1, 0.5])
@@ -177,6 +180,33 @@ def facing(body, data):
     return forward / (body.xp.linalg.norm(forward) + 1e-6)
 
 
+def heading(body, data):
+    """The pelvis heading (rad, to the left of world x)."""
+    ahead = facing(body, data)
+    return body.xp.arctan2(ahead[1], ahead[0])
+
+
+def heading_error(body, data):
+    """How far (rad, to the left) the pelvis heading is short of the heading reference in `userdata`
+    (`command_userdata`), wrapped to [-pi, pi] and clipped to HEADING_ERROR_LIMIT."""
+    xp = body.xp
+    short = data.userdata[commands.SIZE] - heading(body, data)
+    return xp.clip(xp.arctan2(xp.sin(short), xp.cos(short)), -HEADING_ERROR_LIMIT, HEADING_ERROR_LIMIT)
+
+
+def command_userdata(body, data, command, fresh, steps):
+    """The `userdata` holding `command` for the next `steps` control steps (1 each step, 0 at a start): the command,
+    and with `observe_heading` the heading reference, the integral of the commanded yaw rate. It is the heading now,
+    plus the heading error unless the command is `fresh` (a new draw starts from where the body faces), plus `steps`
+    control steps of the commanded yaw rate, so that it lags or leads the body by at most HEADING_ERROR_LIMIT."""
+    if not body.config.get("observe_heading", False):
+        return command
+    xp = body.xp
+    carried = xp.where(fresh, 0.0, heading_error(body, data))
+    reference = heading(body, data) + carried + steps * body.config["ctrl_dt"] * command[2]
+    return xp.concatenate([command, reference[None]])
+
+
 def heading_frame(xp, ahead, offset):
     """The horizontal vector `offset` (world x, y) in the level frame facing the unit vector `ahead`: (ahead, left)."""
     return xp.stack([ahead @ offset, ahead[0] * offset[1] - ahead[1] * offset[0]])
@@ -244,6 +274,8 @@ OBSERVATION_GROUPS = dict(
     previous_action="the previous action (clipped to [-1, 1]); 0 at the first step",
     command="the velocity command: forward and left speed (m/s), yaw rate to the left (rad/s); in stage 3 with "
             "approach_command, one toward the target; 0 without one",
+    heading_error=f"the heading reference (the commanded yaw rate integrated since the command was drawn) less the "
+                  f"pelvis heading (rad, to the left), within {HEADING_ERROR_LIMIT:g}; 0 without commands",
     target_horizontal=f"target ahead and left (m) in the level pelvis frame, at most {TARGET_OBS_RANGE:g} m away",
     target_height="target height above the pelvis (m)",
 )
@@ -271,11 +303,16 @@ def observation_groups(body, data, prev_action):
         foot_contacts=(data.sensordata[body.touch_adr] > 1.0).astype(xp.float32),
         previous_action=prev_action,
         command=command,
+        heading_error=xp.zeros(1),
         target_horizontal=horizontal,
         target_height=offset[2:],
     )
     if not body.config.get("observe_command", False):  # a policy trained or exported before commands were observed
         del groups["command"]
+    if not body.config.get("observe_heading", False):  # off by default: see findings, "Velocity commands"
+        del groups["heading_error"]
+    elif body.config.get("command"):
+        groups["heading_error"] = heading_error(body, data)[None]
     return groups
 
 
@@ -349,7 +386,8 @@ def legged_task(body, place_target, reward_terms, measure, **success):
     """A Task of `body` whose stage-specific parts are given; `success`: is_success and episode_success."""
     return Task(functools.partial(start, body, place_target), functools.partial(observe, body),
                 functools.partial(action_to_ctrl, body), reward_terms, functools.partial(fallen, body), measure,
-                privileged=functools.partial(privileged, body), **success)
+                privileged=functools.partial(privileged, body), hold_command=functools.partial(command_userdata, body),
+                **success)
 
 
 def balance(config, mj_model, xp):
@@ -398,6 +436,8 @@ def velocity(config, mj_model, xp):
             tracking_yaw_rate=rewards.tracking(yaw_rate_error ** 2, sigma),
             command_speed=rewards.capped_speed(velocity, command[:2] / (speed + 1e-6), speed),
             command_turn=rewards.capped_speed(yaw_rate[None], body.xp.sign(turn), body.xp.abs(turn[0])),
+            tracking_heading=(rewards.tracking(heading_error(body, data) ** 2, sigma)
+                              if config.get("observe_heading", False) else body.xp.zeros(())),
             ang_vel=rewards.squared_norm(spin - (spin @ body.home_up) * body.home_up),  # turning is commanded
             orientation=rewards.tilt(upright(body, data)))
 

@@ -36,6 +36,7 @@ BODY = dict(
     reset_joint_noise=0.05,  # uniform noise (rad) on joint angles at reset
     reset_yaw=True,  # random heading at reset
     observe_command=True,  # observe the velocity command (0 where a stage has none); False: policies from before it
+    observe_heading=False,  # observe the heading error against the integrated yaw-rate command (tasks.heading_error)
     max_tilt=0.7,  # terminate when the pelvis tilts more than this (rad) from its home attitude
     posture_sigma=0.5,  # width (rad) of the posture reward around the home pose
     # Domain randomization (randomization.py), drawn afresh at every episode's reset for every env. A range is
@@ -104,6 +105,7 @@ VELOCITY = dict(
         tracking_yaw_rate=0.5,  # exp(-(yaw rate - command)^2 / tracking_sigma)
         command_speed=1.0,  # speed (m/s) along the commanded direction, capped at it: without it no walk was learned
         command_turn=0.5,  # yaw rate (rad/s) in the commanded sense, capped at it: tracking alone learned no turn
+        tracking_heading=0.0,  # exp(-heading error^2 / tracking_sigma) with observe_heading (0 without): off
         upright_height=0.5,  # standing at home height, upright
         posture=0.1,  # loose: walking needs the legs away from home
         ang_vel=-0.02,  # pelvis angular speed squared, less its turning (commanded)

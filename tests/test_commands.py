@@ -18,6 +18,7 @@ import rendering
 import tasks
 from benchmarks.play_vs_evaluate import env_draws
 from configs import get_config
+from mujoco import mjx
 
 
 def test_the_commanded_velocity_turns_with_the_heading():
@@ -185,6 +186,10 @@ def test_tracking_rewards_and_errors_against_numpy(yaw, velocity, yaw_rate, comm
     assert float(got["ang_vel"]) == pytest.approx(0.0, abs=1e-9)  # turning is commanded, not penalized
 
 
+def mjx_data(env, state):
+    return mjx.get_data(env.mj_model, jax.device_get(state.data))
+
+
 class ZeroPolicy:
     """An onnxruntime session's `run` that always answers action 0."""
 
@@ -193,6 +198,71 @@ class ZeroPolicy:
 
     def run(self, names, feeds):
         return [np.zeros((1, self.nu), np.float32)]
+
+
+HEADING_CHECK = {"randomize.enabled": False, "push_interval": 0, "observe_heading": True, "command.forward": (0.0, 0.0),
+                 "command.lateral": (0.0, 0.0), "command.yaw_rate": (-1.0, -1.0), "command.standing_share": 0.0,
+                 "command.interval": (120, 120)}  # turn right at 1 rad/s, drawn afresh every 120 steps
+
+
+def check_heading_errors(errors, headings, limit):
+    """The heading errors observed after each control step of a body commanded to turn right at 1 rad/s
+    (HEADING_CHECK) against a NumPy integral: each step adds the command's turn less the body's, within `limit`, and
+    the redraw at control step 120 starts it afresh. The standing body falls behind until the limit holds it."""
+    turns = np.angle(np.exp(1j * np.diff(headings)))
+    expected = [0.0]
+    for step, turn in enumerate(turns):
+        carried = 0.0 if step == 120 else expected[-1]
+        expected.append(np.clip(carried - 0.02 - turn, -limit, limit))
+    np.testing.assert_allclose(errors, expected, rtol=0, atol=2e-4)
+    assert np.sum(errors[60:121] == -limit) > 40 and errors[121] > -0.1
+
+
+def test_the_heading_error_integrates_the_yaw_rate_command_from_each_draw_in_the_env_and_in_play():
+    """With observe_heading the env (MJX) and play.py (NumPy) observe the heading reference less the heading: the
+    commanded yaw rate integrated since the command was drawn, held within HEADING_ERROR_LIMIT; tracking_heading pays
+    exp(-error^2 / tracking_sigma); 0 in stages without commands; and no such input without observe_heading."""
+    env = envs.make_env("velociraptor_stage2", **HEADING_CHECK)
+    layout = {g["name"]: g for g in tasks.observation_layout(env.config, env.mj_model)}
+    at = layout["heading_error"]["start"]
+    body = tasks.legged_body(env.config, env.mj_model, np)
+    step, state = jax.jit(env.step), jax.jit(env.reset)(jax.random.key(0))
+    errors, headings = [], []
+    for _ in range(140):
+        errors.append(float(state.obs[at]))
+        headings.append(float(tasks.heading(body, mjx_data(env, state))))
+        state = step(state, jnp.zeros(env.action_size))
+    assert not np.any(state.terminated)
+    check_heading_errors(np.array(errors), np.array(headings), tasks.HEADING_ERROR_LIMIT)
+
+    exported = play.exported_policy(dict(env="velociraptor_stage2", checkpoint=dict(update=0)), env.config,
+                                    env.mj_model, ZeroPolicy(env.mj_model.nu))
+    draws, data = play.numpy_draws(np.random.default_rng(0)), mujoco.MjData(env.mj_model)
+    (obs, episode), errors, headings = play.reset(exported, data, draws), [], []
+    for time_step in range(140):
+        errors.append(obs[at])
+        headings.append(tasks.heading(exported.body, data))
+        episode, _ = play.control_step(exported, data, np.zeros(env.mj_model.nu), draws, time_step, episode)
+        obs = play.observe(exported, data, np.zeros(env.mj_model.nu), None)
+    check_heading_errors(np.array(errors), np.array(headings), tasks.HEADING_ERROR_LIMIT)
+    heading, turn = tasks.heading(exported.body, data), np.array([0.0, 0.0, 0.5])
+    data.userdata[commands.SIZE] = heading - 2.5  # far behind: the reference is carried at the limit, no further
+    for fresh, steps, reference in [(False, 1, heading - 1.0 + 0.01), (True, 1, heading + 0.01), (True, 0, heading)]:
+        held = exported.task.hold_command(data, turn, fresh, steps)
+        np.testing.assert_allclose(held, [*turn, reference], rtol=0, atol=1e-9)
+    data.userdata[commands.SIZE] = heading + 0.4  # 0.4 rad to turn left: the heading reward falls off as tracking's
+    zero = np.zeros(env.mj_model.nu)
+    assert exported.task.reward_terms(data, zero, zero)["tracking_heading"] == pytest.approx(np.exp(-0.16 / 0.25))
+
+    config = get_config("velociraptor_stage1", dict(observe_heading=True))
+    mj_model = tasks.load_model(config)
+    data = mujoco.MjData(mj_model)
+    data.userdata[:] = 1.0
+    mujoco.mj_forward(mj_model, data)
+    groups = tasks.observation_groups(tasks.legged_body(config, mj_model, np), data, np.zeros(mj_model.nu))
+    assert groups["heading_error"].tolist() == [0.0]  # stage 1 has no commands to integrate
+    assert "heading_error" not in {g["name"] for g in tasks.observation_layout(get_config("velociraptor_stage2"),
+                                                                                env.mj_model)}
 
 
 def test_play_holds_a_command_and_measures_its_tracking():

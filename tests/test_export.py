@@ -101,14 +101,17 @@ def test_export_writes_a_committed_stage_and_play_runs_it(tmp_path):
     assert summary["episodes"] == 1 and summary["episode_length"] > 0
 
 
-@pytest.mark.parametrize("species,stage,smoothing", [(*stage, 0.0) for stage in STAGES] + [("velociraptor", 2, 0.3)])
-def test_play_observes_what_the_env_step_returns_along_a_randomized_rollout(species, stage, smoothing):
+@pytest.mark.parametrize("species,stage,settings", [(*stage, {}) for stage in STAGES] + [
+    ("velociraptor", 2, dict(action_smoothing=0.3)), ("velociraptor", 2, dict(observe_heading=True))])
+def test_play_observes_what_the_env_step_returns_along_a_randomized_rollout(species, stage, settings):
     """One observation in training and deployment: along an MJX rollout of a committed policy's env (randomized model,
     delays, offsets and pushes; random actions beyond [-1, 1]; observation noise off, which test_randomization
-    replays; actions low-passed by `smoothing`), play.py's NumPy observation of each state the env's `step` (or reset)
-    returns, as MuJoCo data (mjx.get_data), equals the `obs` that step handed the policy; so do the action applied
-    (play.applied, against a NumPy moving average), the controls, reward terms and measures of each transition."""
-    _, _, env = committed_stage(species, stage, **(dict(action_smoothing=smoothing) if smoothing else {}))
+    replays; `settings`: actions low-passed, the heading error observed), play.py's NumPy observation of each state the
+    env's `step` (or reset) returns, as MuJoCo data (mjx.get_data), equals the `obs` that step handed the policy; so do
+    the action applied (play.applied, against a NumPy moving average), the controls, reward terms and measures of each
+    transition."""
+    _, _, env = committed_stage(species, stage, **settings)
+    smoothing = settings.get("action_smoothing", 0.0)
     steps = 30
     actions = np.random.default_rng(7).uniform(-1.3, 1.3, (steps, env.action_size)).astype(np.float32)
     exported = play.exported_policy({}, env.config, env.mj_model, Replay(actions))
