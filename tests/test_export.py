@@ -95,7 +95,8 @@ def test_export_writes_a_committed_stage_and_play_runs_it(tmp_path):
         assert spec["observation"]["size"] == 62 and len(spec["action"]["actuators"]) == spec["action"]["size"] == 14
         assert spec["action"]["smoothing"] == spec["config"]["action_smoothing"] == 0.0  # saved before it: none
         groups = spec["observation"]["groups"]
-        assert [g["name"] for g in groups] == list(tasks.OBSERVATION_GROUPS)  # the command too, zero in stages 1 and 3
+        # the command too, zero in stages 1 and 3; the heading error is off by default
+        assert [g["name"] for g in groups] == [name for name in tasks.OBSERVATION_GROUPS if name != "heading_error"]
         assert all(a["stop"] == b["start"] for a, b in zip(groups, groups[1:]))
     summary, _ = play.play_episodes(play.load_exported(str(tmp_path / "trex_stage3")), 1, seed=3)
     assert summary["episodes"] == 1 and summary["episode_length"] > 0
