@@ -79,12 +79,14 @@ def start(schedule, uniform, xp):
     return draw(schedule, uniform, xp), wait(schedule, uniform, xp)
 
 
-def update(schedule, time, command, next_draw, uniform, xp):
-    """(the command after control step `time`, the step of the next draw): a fresh command when one is due. Every step
-    draws, due or not, so the draws of one step never depend on earlier steps."""
+def update(schedule, time, held, next_draw, uniform, xp, hold=lambda command, fresh, steps: command):
+    """(what holds the command after control step `time`, the step of the next draw): a fresh command when one is due,
+    else the one `held` holds first (a command, or userdata beginning with one), handed to `hold(command, fresh,
+    steps=1)` (tasks.command_userdata; by default the command itself). Every step draws, due or not, so the draws of
+    one step never depend on earlier steps."""
     fresh, fresh_wait = start(schedule, uniform, xp)
     due = time == next_draw
-    return xp.where(due, fresh, command), xp.where(due, time + fresh_wait, next_draw)
+    return hold(xp.where(due, fresh, held[:SIZE]), due, 1), xp.where(due, time + fresh_wait, next_draw)
 
 
 NEVER = 2**30  # control steps: a held command's next draw

@@ -185,12 +185,10 @@ def recommand(parts, data, key, time, episode):
     `userdata` when one is due (tasks.command_userdata). Stages without commands are returned as they are."""
     if parts.schedule is None:
         return data, episode
-    fresh = time == episode["next_command"]
-    command, next_command = commands.update(parts.schedule, time, data.userdata[:commands.SIZE],
-                                            episode["next_command"], uniform_from(key, commands.draws(parts.schedule)),
-                                            jnp)
-    return (data.replace(userdata=parts.task.hold_command(data, command, fresh, 1)),
-            episode | dict(next_command=next_command))
+    userdata, next_command = commands.update(parts.schedule, time, data.userdata, episode["next_command"],
+                                             uniform_from(key, commands.draws(parts.schedule)), jnp,
+                                             functools.partial(parts.task.hold_command, data))
+    return data.replace(userdata=userdata), episode | dict(next_command=next_command)
 
 
 def episode_model(parts, episode):

@@ -32,6 +32,7 @@ import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import dataclasses  # noqa: E402
+import functools  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from typing import Any, Callable  # noqa: E402
 
@@ -228,11 +229,9 @@ def control_step(exported, data, action, draws, time_step, episode):
         kick, speed, episode = randomization.push(plan, time_step, episode, draws.push(time_step), np)
         data.qvel[:2] += kick
     if exported.schedule is not None:
-        fresh = time_step == episode["next_command"]
-        command, episode["next_command"] = commands.update(exported.schedule, time_step,
-                                                           data.userdata[:commands.SIZE].copy(),
-                                                           episode["next_command"], draws.command(time_step), np)
-        data.userdata[:] = exported.task.hold_command(data, command, fresh, 1)
+        data.userdata[:], episode["next_command"] = commands.update(
+            exported.schedule, time_step, data.userdata.copy(), episode["next_command"], draws.command(time_step), np,
+            functools.partial(exported.task.hold_command, data))
     mujoco.mj_step(exported.mj_model, data, nstep=round(config["ctrl_dt"] / config["sim_dt"]))
     return episode, float(speed)
 

@@ -292,6 +292,7 @@ def observation_groups(body, data, prev_action):
     command = data.userdata[:commands.SIZE]
     if body.config.get("approach_command", 0.0) > 0:
         command = approach_command(body, data, ahead, horizontal)
+    observes_heading = body.config.get("observe_heading", False)
     horizontal *= xp.minimum(1.0, TARGET_OBS_RANGE / (xp.linalg.norm(horizontal) + 1e-6))
     groups = dict(
         gravity=-rot[2],
@@ -303,16 +304,15 @@ def observation_groups(body, data, prev_action):
         foot_contacts=(data.sensordata[body.touch_adr] > 1.0).astype(xp.float32),
         previous_action=prev_action,
         command=command,
-        heading_error=xp.zeros(1),
+        heading_error=(heading_error(body, data)[None] if observes_heading and body.config.get("command")
+                       else xp.zeros(1)),  # no commands, nothing to integrate
         target_horizontal=horizontal,
         target_height=offset[2:],
     )
     if not body.config.get("observe_command", False):  # a policy trained or exported before commands were observed
         del groups["command"]
-    if not body.config.get("observe_heading", False):  # off by default: see findings, "Velocity commands"
+    if not observes_heading:  # off by default: see findings, "Velocity commands"
         del groups["heading_error"]
-    elif body.config.get("command"):
-        groups["heading_error"] = heading_error(body, data)[None]
     return groups
 
 
