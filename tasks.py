@@ -313,6 +313,8 @@ def observation_groups(body, data, prev_action):
         del groups["command"]
     if not observes_heading:  # off by default: see findings, "Velocity commands"
         del groups["heading_error"]
+    if not body.config.get("observe_contacts", True):  # the anchors' policies observe no contacts: see findings
+        del groups["foot_contacts"]
     return groups
 
 

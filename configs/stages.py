@@ -37,6 +37,7 @@ BODY = dict(
     reset_yaw=True,  # random heading at reset
     observe_command=True,  # observe the velocity command (0 where a stage has none); False: policies from before it
     observe_heading=False,  # observe the heading error against the integrated yaw-rate command (tasks.heading_error)
+    observe_contacts=True,  # observe the feet's touch sensors (foot_contacts); False: the critic alone may (privileged)
     max_tilt=0.7,  # terminate when the pelvis tilts more than this (rad) from its home attitude
     posture_sigma=0.5,  # width (rad) of the posture reward around the home pose
     # Domain randomization (randomization.py), drawn afresh at every episode's reset for every env. A range is

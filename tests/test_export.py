@@ -98,19 +98,25 @@ def test_export_writes_a_committed_stage_and_play_runs_it(tmp_path):
         # the command too, zero in stages 1 and 3; the heading error is off by default
         assert [g["name"] for g in groups] == [name for name in tasks.OBSERVATION_GROUPS if name != "heading_error"]
         assert all(a["stop"] == b["start"] for a, b in zip(groups, groups[1:]))
+    config = get_config("trex_stage1", dict(observe_contacts=False))  # the policy may go without the touch sensors
+    layout = tasks.observation_layout(config, tasks.load_model(config))
+    assert [g["name"] for g in layout] == [name for name in tasks.OBSERVATION_GROUPS
+                                           if name not in ("foot_contacts", "heading_error")]
+    assert layout[-1]["stop"] == 62 - 4
     summary, _ = play.play_episodes(play.load_exported(str(tmp_path / "trex_stage3")), 1, seed=3)
     assert summary["episodes"] == 1 and summary["episode_length"] > 0
 
 
 @pytest.mark.parametrize("species,stage,settings", [(*stage, {}) for stage in STAGES] + [
-    ("velociraptor", 2, dict(action_smoothing=0.3)), ("velociraptor", 2, dict(observe_heading=True))])
+    ("velociraptor", 2, dict(action_smoothing=0.3)), ("velociraptor", 2, dict(observe_heading=True)),
+    ("velociraptor", 1, dict(observe_contacts=False))])
 def test_play_observes_what_the_env_step_returns_along_a_randomized_rollout(species, stage, settings):
     """One observation in training and deployment: along an MJX rollout of a committed policy's env (randomized model,
     delays, offsets and pushes; random actions beyond [-1, 1]; observation noise off, which test_randomization
-    replays; `settings`: actions low-passed, the heading error observed), play.py's NumPy observation of each state the
-    env's `step` (or reset) returns, as MuJoCo data (mjx.get_data), equals the `obs` that step handed the policy; so do
-    the action applied (play.applied, against a NumPy moving average), the controls, reward terms and measures of each
-    transition."""
+    replays; `settings`: actions low-passed, the heading error observed, no contacts observed), play.py's NumPy
+    observation of each state the env's `step` (or reset) returns, as MuJoCo data (mjx.get_data), equals the `obs` that
+    step handed the policy; so do the action applied (play.applied, against a NumPy moving average), the controls,
+    reward terms and measures of each transition."""
     _, _, env = committed_stage(species, stage, **settings)
     smoothing = settings.get("action_smoothing", 0.0)
     steps = 30
