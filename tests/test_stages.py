@@ -56,6 +56,11 @@ def test_stages_share_observation_and_action_sizes(species):
     expected = 3 + 1 + 6 + 2 * (mj_model.nq - 7) + touch + mj_model.nu + 3 + 3
     for env in stage_envs:
         assert (env.observation_size, env.action_size) == (expected, mj_model.nu)
+    for i in (1, 2, 3):  # without the touch sensors (observe_contacts=False), one group fewer and nothing else
+        env = envs.make_env(f"{species}_stage{i}", observe_contacts=False)
+        assert env.observation_size == expected - touch
+        assert [g["name"] for g in tasks.observation_layout(env.config, env.mj_model)] == [
+            name for name in tasks.OBSERVATION_GROUPS if name not in ("foot_contacts", "heading_error")]
 
 
 @pytest.fixture(scope="module")
