@@ -104,12 +104,16 @@ class Body:
     foot_geom_type: Any
     geom_size: Any
     touch_adr: Any  # sensordata addresses of the touch sensors
+    weight: float  # the nominal body's weight (N)
     home_up: Any  # world up in the pelvis frame at home
     home_height: float  # pelvis height at home (m)
 
 
 def legged_body(config, mj_model, xp):
     """The `Body` of a model that follows the conventions (model_checks.py), with arrays of `xp`."""
+    if config.get("contact_weight_share", 0.0) < 0:
+        raise ConfigError(f"contact_weight_share: 0 (binary contacts) or a share of the body's weight above 0, "
+                          f"got {config['contact_weight_share']}")
     home = mj_model.keyframe("home")
     ctrl_low, ctrl_high = xp.asarray(mj_model.actuator_ctrlrange.T)
     joint_low, joint_high = xp.asarray(mj_model.jnt_range[1:].T)
@@ -128,6 +132,7 @@ def legged_body(config, mj_model, xp):
         mj_model.geom_type[feet], xp.asarray(mj_model.geom_size),
         xp.asarray([mj_model.sensor_adr[i] for i in range(mj_model.nsensor)
                     if mj_model.sensor_type[i] == mujoco.mjtSensor.mjSENS_TOUCH]),
+        float(mj_model.body_mass.sum() * np.linalg.norm(mj_model.opt.gravity)),
         xp.asarray(home_data.xmat[pelvis].reshape(3, 3)[2]), float(home.qpos[2]))
 
 
@@ -270,7 +275,8 @@ OBSERVATION_GROUPS = dict(
     angular_velocity="pelvis angular velocity in the pelvis frame (rad/s)",
     joint_angles="hinge joint angles relative to the home pose (rad), in model order",
     joint_velocities="hinge joint velocities (rad/s), in model order",
-    foot_contacts="1 where a foot touch sensor reads more than 1 N, else 0",
+    foot_contacts="per foot touch sensor: 1 where it reads more than 1 N, else 0; with contact_weight_share, its force "
+                  "over that share of the body's weight, clipped to 1",
     previous_action="the previous action (clipped to [-1, 1]); 0 at the first step",
     command="the velocity command: forward and left speed (m/s), yaw rate to the left (rad/s); in stage 3 with "
             "approach_command, one toward the target; 0 without one",
@@ -279,6 +285,15 @@ OBSERVATION_GROUPS = dict(
     target_horizontal=f"target ahead and left (m) in the level pelvis frame, at most {TARGET_OBS_RANGE:g} m away",
     target_height="target height above the pelvis (m)",
 )
+
+
+def foot_contacts(body, data):
+    """The touch sensors as the policy observes them: binary by default; scaled by the body's weight with
+    `contact_weight_share`, so that a graze reads about 0 instead of flipping the input (see findings)."""
+    xp, touch, share = body.xp, data.sensordata[body.touch_adr], body.config.get("contact_weight_share", 0.0)
+    if not share:
+        return (touch > 1.0).astype(xp.float32)
+    return xp.minimum(touch / (share * body.weight), 1.0).astype(xp.float32)
 
 
 def observation_groups(body, data, prev_action):
@@ -301,7 +316,7 @@ def observation_groups(body, data, prev_action):
         angular_velocity=data.qvel[3:6],
         joint_angles=data.qpos[7:] - body.qpos_home[7:],
         joint_velocities=data.qvel[6:],
-        foot_contacts=(data.sensordata[body.touch_adr] > 1.0).astype(xp.float32),
+        foot_contacts=foot_contacts(body, data),
         previous_action=prev_action,
         command=command,
         heading_error=(heading_error(body, data)[None] if observes_heading and body.config.get("command")

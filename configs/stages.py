@@ -38,6 +38,7 @@ BODY = dict(
     observe_command=True,  # observe the velocity command (0 where a stage has none); False: policies from before it
     observe_heading=False,  # observe the heading error against the integrated yaw-rate command (tasks.heading_error)
     observe_contacts=True,  # observe the feet's touch sensors (foot_contacts); False: the critic alone may (privileged)
+    contact_weight_share=0.0,  # 0: a contact reads 1 above 1 N, else 0; s > 0: its force / (s x body weight), up to 1
     max_tilt=0.7,  # terminate when the pelvis tilts more than this (rad) from its home attitude
     posture_sigma=0.5,  # width (rad) of the posture reward around the home pose
     # Domain randomization (randomization.py), drawn afresh at every episode's reset for every env. A range is

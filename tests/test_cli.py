@@ -107,6 +107,8 @@ def assert_one_line_error(result, message):
     (["--set", "randomize.payload_body='wing'"], "randomize.payload_body: the model has no body 'wing'"),
     (["--set", "randomize.obs_noise.smell=0.1"], "unknown config key 'randomize.obs_noise.smell'"),
     (["--set", "randomize.obs_noise.gravity=-0.1"], "randomize.obs_noise.gravity: negative noise -0.1"),
+    (["--set", "contact_weight_share=-0.5"],
+     "contact_weight_share: 0 (binary contacts) or a share of the body's weight above 0, got -0.5"),
     (["--set", "randomize.action_delay=(0, 3)"], "randomize.action_delay: at most 2 control steps"),
     (["--set", "randomize.action_delay=(-1, 1)"], "randomize.action_delay: -1 is below 0, the least control steps"),
     (["--set", "randomize.action_delay=0.5"],

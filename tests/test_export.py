@@ -104,11 +104,12 @@ def test_export_writes_a_committed_stage_and_play_runs_it(tmp_path):
 
 @pytest.mark.parametrize("species,stage,settings", [(*stage, {}) for stage in STAGES] + [
     ("velociraptor", 2, dict(action_smoothing=0.3)), ("velociraptor", 2, dict(observe_heading=True)),
-    ("velociraptor", 1, dict(observe_contacts=False))])
+    ("velociraptor", 1, dict(observe_contacts=False)), ("velociraptor", 1, dict(contact_weight_share=0.5))])
 def test_play_observes_what_the_env_step_returns_along_a_randomized_rollout(species, stage, settings):
     """One observation in training and deployment: along an MJX rollout of a committed policy's env (randomized model,
     delays, offsets and pushes; random actions beyond [-1, 1]; observation noise off, which test_randomization
-    replays; `settings`: actions low-passed, the heading error observed, no contacts observed), play.py's NumPy
+    replays; `settings`: actions low-passed, the heading error observed, no contacts observed or contacts scaled by the
+    body's weight), play.py's NumPy
     observation of each state the env's `step` (or reset) returns, as MuJoCo data (mjx.get_data), equals the `obs` that
     step handed the policy; so do the action applied (play.applied, against a NumPy moving average), the controls,
     reward terms and measures of each transition."""
