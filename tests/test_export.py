@@ -109,10 +109,9 @@ def test_play_observes_what_the_env_step_returns_along_a_randomized_rollout(spec
     """One observation in training and deployment: along an MJX rollout of a committed policy's env (randomized model,
     delays, offsets and pushes; random actions beyond [-1, 1]; observation noise off, which test_randomization
     replays; `settings`: actions low-passed, the heading error observed, no contacts observed or contacts scaled by the
-    body's weight), play.py's NumPy
-    observation of each state the env's `step` (or reset) returns, as MuJoCo data (mjx.get_data), equals the `obs` that
-    step handed the policy; so do the action applied (play.applied, against a NumPy moving average), the controls,
-    reward terms and measures of each transition."""
+    body's weight), play.py's NumPy observation of each state the env's `step` (or reset) returns, as MuJoCo data
+    (mjx.get_data), equals the `obs` that step handed the policy; so do the action applied (play.applied, against a
+    NumPy moving average), the controls, reward terms and measures of each transition."""
     _, _, env = committed_stage(species, stage, **settings)
     smoothing = settings.get("action_smoothing", 0.0)
     steps = 30

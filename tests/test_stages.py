@@ -72,17 +72,17 @@ def test_contacts_scaled_by_the_body_weight_match_a_numpy_reference():
     mujoco.mj_resetDataKeyframe(mj_model, data, mj_model.keyframe("home").id)
     for _ in range(200):  # settle onto the feet
         mujoco.mj_step(mj_model, data)
-    touch = data.sensordata[[mj_model.sensor_adr[i] for i in range(mj_model.nsensor)
-                             if mj_model.sensor_type[i] == mujoco.mjtSensor.mjSENS_TOUCH]]
+    body = tasks.legged_body(config, mj_model, np)
+    touch = data.sensordata[body.touch_adr]
     weight = mj_model.body_mass.sum() * 9.81
-    scaled = tasks.foot_contacts(tasks.legged_body(config, mj_model, np), data)
+    scaled = tasks.foot_contacts(body, data)
     np.testing.assert_allclose(scaled, np.minimum(touch / (0.5 * weight), 1.0), rtol=1e-5)
-    assert np.all((scaled > 0.2) & (scaled < 1.0))  # four feet share the weight: no sensor reads 0 or saturates
+    assert np.all((scaled > 0.2) & (scaled < 1.0))  # four sensors share the weight: none reads 0 or saturates
     binary = tasks.foot_contacts(tasks.legged_body(get_config("velociraptor_stage1"), mj_model, np), data)
     np.testing.assert_array_equal(binary, 1.0)
     data.qpos[2] += 0.5
     mujoco.mj_forward(mj_model, data)
-    np.testing.assert_array_equal(tasks.foot_contacts(tasks.legged_body(config, mj_model, np), data), 0.0)
+    np.testing.assert_array_equal(tasks.foot_contacts(body, data), 0.0)
 
 
 @pytest.fixture(scope="module")
