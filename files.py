@@ -2,9 +2,11 @@
 run folders (runs.py): files written whole or not at all, and the CPU's name for the record of where a result ran."""
 
 import importlib.metadata
+import json
 import os
 import platform
 import tempfile
+import time
 
 
 def atomic_write(path, data):
@@ -34,3 +36,10 @@ def host(packages):
         pass
     return dict(cpu=cpu, cpu_count=os.cpu_count(), python=platform.python_version(),
                 versions={p: importlib.metadata.version(p) for p in packages})
+
+
+def write_record(path, record, command, packages):
+    """Write `record` as JSON to `path`, whole or not at all, with the command that made it, the date and the host
+    (with the versions of `packages`)."""
+    made = dict(command=command, date=time.strftime("%Y-%m-%d"), machine=host(packages))
+    atomic_write(path, json.dumps(record | made, indent=1) + "\n")

@@ -236,10 +236,11 @@ def control_step(exported, data, action, draws, time_step, episode):
     return episode, float(speed)
 
 
-def run_episode(exported, data, draws, poses=None):
+def run_episode(exported, data, draws, poses=None, on_step=None):
     """One episode from a fresh start; returns its record as evaluation.evaluation_rollout keeps one (return, length,
     whether it reached the time limit, each task measure at the last step and its mean over the episode) and the
-    seconds spent in the policy. Appends each step's pose (qpos, then mocap positions) to `poses` if given."""
+    seconds spent in the policy. Appends each step's pose (qpos, then mocap positions) to `poses` if given, and calls
+    `on_step(data, push speed)` after each control step's physics if given."""
     task, weights = exported.task, exported.config["reward_weights"]
     (obs, episode), prev_action = reset(exported, data, draws), np.zeros(exported.mj_model.nu)
     record, sums, inference_s = dict(episode_return=0.0, episode_length=0, reached_time_limit=False), {}, 0.0
@@ -249,7 +250,9 @@ def run_episode(exported, data, draws, poses=None):
         start = time.perf_counter()
         action = applied(exported, obs, prev_action)
         inference_s += time.perf_counter() - start
-        episode, _ = control_step(exported, data, action, draws, time_step, episode)
+        episode, push_speed = control_step(exported, data, action, draws, time_step, episode)
+        if on_step is not None:
+            on_step(data, push_speed)
         finite = bool(np.all(np.isfinite(data.qpos)) and np.all(np.isfinite(data.qvel)))
         failed = not finite or bool(task.is_terminated(data))
         terms = task.reward_terms(data, action, prev_action) if finite else {}

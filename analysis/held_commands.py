@@ -15,7 +15,6 @@ forward speed; the per-step errors (lin_vel_error_mean, yaw_rate_error_mean) ave
 """
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -96,11 +95,10 @@ def main(argv=None):
               f"{row['yaw_rate_error_mean']:.2f}", flush=True)
     if args.out:
         record = dict(env=exported.spec["env"], source=args.source, episodes=args.episodes, seed=args.seed,
-                      commands=rows, wall_s=time.perf_counter() - start,
-                      command=" ".join(["python analysis/held_commands.py",
-                                        *(argv if argv is not None else sys.argv[1:])]),
-                      date=time.strftime("%Y-%m-%d"), machine=files.host(["mujoco", "onnxruntime", "numpy"]))
-        files.atomic_write(args.out, json.dumps(record, indent=1) + "\n")
+                      commands=rows, wall_s=time.perf_counter() - start)
+        files.write_record(args.out, record, " ".join(["python analysis/held_commands.py",
+                                                       *(argv if argv is not None else sys.argv[1:])]),
+                           ["mujoco", "onnxruntime", "numpy"])
         print(f"wrote {args.out}")
 
 
