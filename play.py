@@ -147,11 +147,16 @@ def exported_policy(spec, config, mj_model, session):
                     commands.schedule(config), session)
 
 
+def require_commands(exported, asked_by):
+    """ConfigError, naming what asked (`asked_by`), for a policy whose stage follows no velocity commands."""
+    if exported.schedule is None:
+        raise ConfigError(f"{asked_by}: {exported.spec['env']} follows no velocity commands (stage 2 does)")
+
+
 def holding(exported, command):
     """`exported` playing one velocity command (forward, left, yaw rate) for ever; ConfigError for a policy whose
     stage follows no commands."""
-    if exported.schedule is None:
-        raise ConfigError(f"--command: {exported.spec['env']} follows no velocity commands (stage 2 does)")
+    require_commands(exported, "--command")
     return dataclasses.replace(exported, schedule=commands.held(command))
 
 

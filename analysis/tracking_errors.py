@@ -98,10 +98,11 @@ def split(episodes, ctrl_dt, window_s):
     segment_rows = []
     for rows in episodes:
         moved, command, push = rows[:, :3], rows[:, 3:6], rows[:, 6]
-        changed = np.concatenate([[False], np.any(np.diff(command, axis=0) != 0, axis=1)])
+        segments = command_segments(command)
+        changed = np.zeros(len(command), bool)
+        changed[[start for start, _ in segments[1:]]] = True
         masks = dict(after_push=within(push > 0, after), after_command=within(changed, after))
         masks["quiet"] = ~masks["after_push"] & ~masks["after_command"]
-        segments = command_segments(command)
         smoothed = np.concatenate([moving_average(moved[start:end], window) for start, end in segments])
         step_errors = errors(moved, command)
         for name, values in [("per_step", step_errors), ("window", errors(smoothed, command)),
@@ -111,16 +112,17 @@ def split(episodes, ctrl_dt, window_s):
         for start, end in segments:
             if end - start >= after:
                 segment_rows.append([end - start, *command[start], *moved[start:end].mean(axis=0)])
+    steps = sum(map(len, parts["per_step"][0]))
     record = {name: dict(lin_vel_error=float(np.mean(np.concatenate(lin))) if sum(map(len, lin)) else None,
                          yaw_rate_error=float(np.mean(np.concatenate(yaw))) if sum(map(len, yaw)) else None,
-                         share_of_steps=sum(map(len, lin)) / sum(map(len, parts["per_step"][0])))
+                         share_of_steps=sum(map(len, lin)) / steps)
               for name, (lin, yaw) in parts.items()}
     segments = np.array(segment_rows).reshape(-1, 7)
     weights, segment_commands, segment_means = segments[:, 0], segments[:, 1:4], segments[:, 4:7]
     lin, yaw = errors(segment_means, segment_commands)
     record["segment_mean"] = dict(lin_vel_error=float(np.average(lin, weights=weights)),
                                   yaw_rate_error=float(np.average(yaw, weights=weights)),
-                                  share_of_steps=float(weights.sum()) / sum(map(len, parts["per_step"][0])),
+                                  share_of_steps=float(weights.sum()) / steps,
                                   segments=len(segments))
     record["gains"] = fitted_gains(segment_commands, segment_means, weights)
     return record
@@ -140,8 +142,7 @@ def main(argv=None):
         if not args.window > 0:
             raise ConfigError(f"--window {args.window}: more than 0 seconds")
         exported = play.load_exported(args.source)
-        if exported.schedule is None:
-            raise ConfigError(f"{exported.spec['env']} follows no velocity commands (stage 2 does)")
+        play.require_commands(exported, "tracking errors")
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
