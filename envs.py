@@ -58,6 +58,7 @@ class Env:
     default_params: Any  # the config's reward weights as float32 scalars ({term: weight})
     episode_success: Optional[Callable]  # the task's: (an episode's record) -> bool, or None (tasks.Task)
     critic_observation_size: Optional[int] = None  # with `privileged_critic`: the size of `critic_obs`
+    mirror: Any = None  # tasks.Mirror: the body's left-right reflection of observations and actions
 
 
 def make_env(name, physics="mjx", **overrides):
@@ -284,5 +285,8 @@ def build_env(name, config, mj_model, task, physics="mjx"):
     first = jax.eval_shape(functools.partial(reset, parts), jax.random.key(0))
     check_reward_terms(name, config, first)
     critic_size = None if first.critic_obs is None else int(first.critic_obs.shape[-1])
+    if config.get("symmetry_augmentation") and task.mirror is None:
+        raise ConfigError(f"env '{name}': symmetry_augmentation needs a body with a left-right mirror (tasks.mirror)")
     return Env(name, config, mj_model, int(first.obs.shape[-1]), mj_model.nu, functools.partial(reset, parts),
-               functools.partial(step, parts), parts.default_params, task.episode_success, critic_size)
+               functools.partial(step, parts), parts.default_params, task.episode_success, critic_size,
+               task.mirror)

@@ -24,7 +24,9 @@ observation before the auto-reset (termination never bootstraps); exploration no
 (`exploring_gaussian`); observation-normalizer statistics live in the train state; metrics are reduced to per-update
 scalars inside the scan; numeric hyperparameters and the env's params are array inputs of the program (`hparams`), so
 seeds and sweeps vmap into one program (`jax.vmap(train)(keys, stack([hparams, ...]))`); the learning rate may adapt
-to each minibatch's KL as rsl_rl's does (`desired_kl`).
+to each minibatch's KL as rsl_rl's does (`desired_kl`); an env with a left-right `mirror` (signed permutations of the
+observation and the action) may train on each sample's mirror image too, as rsl_rl's symmetry augmentation does,
+with a loss on the policy's asymmetry (`symmetry_augmentation`, `symmetry_loss`).
 """
 
 if __name__ == "__main__":  # the command line (cli.py): settings that XLA reads when it loads, first
@@ -168,11 +170,14 @@ class Batch:
     value: jax.Array  # V(obs) when collected
     advantage: jax.Array
     target: jax.Array  # value target: advantage + value
+    mirrored_obs: Any = None  # with symmetry: the normalized mirror image of `obs`
 
 
-def ppo_loss(params, apply_fn, batch, hparams, noise_correlation=0.0):
+def ppo_loss(params, apply_fn, batch, hparams, noise_correlation=0.0, reflect=None, symmetry_loss=0.0):
     """PPO's clipped surrogate, clipped value loss and entropy bonus on a minibatch; advantages are normalized within
-    it. Returns (total loss, {actor_loss, value_loss, entropy, approx_kl, clip_fraction})."""
+    it. With `reflect` (an action's mirror image) also `symmetry_loss` times the mean squared gap between the mean
+    action of each sample's mirror image and the mirror image of its mean action. Returns (total loss, {actor_loss,
+    value_loss, entropy, approx_kl, clip_fraction[, mirror_gap]})."""
     mean, log_std, value = apply_fn(params, batch.obs, batch.critic_obs)
     pi = exploring_gaussian(mean, log_std, batch.carried_noise, noise_correlation)
     value_clipped = batch.value + jnp.clip(value - batch.value, -hparams["clip_eps"], hparams["clip_eps"])
@@ -184,9 +189,14 @@ def ppo_loss(params, apply_fn, batch, hparams, noise_correlation=0.0):
         ratio * advantage, jnp.clip(ratio, 1.0 - hparams["clip_eps"], 1.0 + hparams["clip_eps"]) * advantage).mean()
     entropy = pi.entropy().mean()
     total = actor_loss + hparams["vf_coef"] * value_loss - hparams["ent_coef"] * entropy
-    return total, dict(actor_loss=actor_loss, value_loss=value_loss, entropy=entropy,
-                       approx_kl=((ratio - 1.0) - log_ratio).mean(),
-                       clip_fraction=(jnp.abs(ratio - 1.0) > hparams["clip_eps"]).mean())
+    losses = dict(actor_loss=actor_loss, value_loss=value_loss, entropy=entropy,
+                  approx_kl=((ratio - 1.0) - log_ratio).mean(),
+                  clip_fraction=(jnp.abs(ratio - 1.0) > hparams["clip_eps"]).mean())
+    if reflect is not None:  # the mean action of the mirror image against the mirror image of the mean action
+        mirrored_mean, _, _ = apply_fn(params, batch.mirrored_obs, None, value=False)
+        losses["mirror_gap"] = jnp.square(mirrored_mean - reflect(mean)).mean()
+        total = total + symmetry_loss * losses["mirror_gap"]
+    return total, losses
 
 
 # One settings channel: `train` reads these numbers and the env's params from `hparams` (made by `hyperparameters`)
@@ -286,6 +296,8 @@ def check_config(config):
                          f"decay: set anneal_lr=False")
     if config["desired_kl"] < 0:
         raise ValueError(f"desired_kl = {config['desired_kl']} is negative (0: no adaptive learning rate)")
+    if config.get("symmetry_augmentation") and config["privileged_critic"]:
+        raise ValueError("symmetry_augmentation reflects the policy's observation alone: privileged_critic=False")
     if not 0.0 <= config["action_noise_correlation"] < 1.0:
         raise ValueError(f"action_noise_correlation = {config['action_noise_correlation']} is not in [0, 1)")
 
@@ -305,7 +317,12 @@ def make_trainer(config, env):
     check_config(config)
     num_envs, num_steps = config["num_envs"], config["num_steps"]
     batch_size = num_envs * num_steps
-    minibatch_size = batch_size // config["num_minibatches"]
+    mirror = getattr(env, "mirror", None) if config.get("symmetry_augmentation") else None
+    if config.get("symmetry_augmentation") and mirror is None:
+        raise ValueError("symmetry_augmentation needs an env with a `mirror` (envs.py builds one for its bodies)")
+    reflect = None if mirror is None else lambda a: a[..., mirror.action_index] * mirror.action_sign
+    samples = batch_size * (1 if mirror is None else 2)  # each transition and, with symmetry, its mirror image
+    minibatch_size = samples // config["num_minibatches"]
     num_updates = config["total_timesteps"] // batch_size
     num_optimizer_steps = num_updates * config["update_epochs"] * config["num_minibatches"]
     noise_correlation = config["action_noise_correlation"]
@@ -356,18 +373,26 @@ def make_trainer(config, env):
         advantages, targets = _calculate_gae(traj)
         batch = flat(Batch(*normalized(runner, traj.obs, traj.critic_obs), traj.action, traj.carried_noise,
                            traj.log_prob, traj.value, advantages, targets))
+        if mirror is not None:  # the reflected body's samples: its actions have the same density, advantage, return
+            mirrored_obs = traj.obs[..., mirror.obs_index] * mirror.obs_sign
+            mirrored = flat(Batch(normalize(runner.normalizer, mirrored_obs), None, reflect(traj.action),
+                                  reflect(traj.carried_noise), traj.log_prob, traj.value, advantages,
+                                  targets)).replace(mirrored_obs=batch.obs)
+            batch = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), batch.replace(mirrored_obs=mirrored.obs),
+                                 mirrored)
         tx = make_optimizer(config, hparams, num_optimizer_steps)
 
         def _update_epoch(carry, _):
             train_state, rng = carry
             rng, perm_key = jax.random.split(rng)
-            permutation = jax.random.permutation(perm_key, batch_size)
+            permutation = jax.random.permutation(perm_key, samples)
             minibatches = jax.tree.map(
                 lambda x: x[permutation].reshape((config["num_minibatches"], minibatch_size) + x.shape[1:]), batch)
 
             def _update_minibatch(train_state, minibatch):
                 grads, losses = jax.grad(ppo_loss, has_aux=True)(train_state.params, network.apply, minibatch,
-                                                                 hparams, noise_correlation)
+                                                                 hparams, noise_correlation, reflect,
+                                                                 config.get("symmetry_loss", 0.0))
                 losses["grad_norm"] = optax.tree.norm(grads)
                 opt_state = train_state.opt_state
                 if config["desired_kl"] > 0:
@@ -385,7 +410,8 @@ def make_trainer(config, env):
         runner = runner.replace(train_state=train_state, rng=rng)
         if config["normalize_obs"]:
             critic_normalizer = normalizer_update(runner.critic_normalizer, flat(traj.critic_obs))
-            runner = runner.replace(normalizer=normalizer_update(runner.normalizer, flat(traj.obs)),
+            seen = flat(traj.obs) if mirror is None else jnp.concatenate([flat(traj.obs), flat(mirrored_obs)])
+            runner = runner.replace(normalizer=normalizer_update(runner.normalizer, seen),
                                     critic_normalizer=critic_normalizer)
         metrics = update_metrics(traj, losses, targets, runner.update, batch_size)
         return runner.replace(update=runner.update + 1), metrics

@@ -59,6 +59,7 @@ class Task:
     privileged: Optional[Callable] = None
     # (data, command, fresh, steps) -> the `userdata` that holds `command` (`command_userdata`)
     hold_command: Callable = lambda data, command, fresh, steps: command
+    mirror: Any = None  # `Mirror`: the body's left-right reflection, built with `symmetry_augmentation`; None: none
     draws: int = 3  # how many times `init` calls `uniform`: the env splits the start's key so (one draw: the key as is)
 
 
@@ -350,6 +351,61 @@ def observation_layout(config, mj_model):
     return layout
 
 
+@dataclass(frozen=True)
+class Mirror:
+    """The body's left-right reflection (through the pelvis's x-z plane) as signed permutations: a mirrored
+    observation is `obs[..., obs_index] * obs_sign`, a mirrored action `action[..., action_index] * action_sign`."""
+
+    obs_index: np.ndarray
+    obs_sign: np.ndarray
+    action_index: np.ndarray
+    action_sign: np.ndarray
+
+
+MIRROR_SIGNS = dict(gravity=(1, -1, 1), pelvis_height=(1,), linear_velocity=(1, -1, 1),
+                    angular_velocity=(-1, 1, -1), command=(1, -1, -1), heading_error=(-1,),
+                    target_horizontal=(1, -1), target_height=(1,))  # vectors: y flips; pseudovectors: x and z
+
+
+def mirror_name(name):
+    """The name of a part's mirror image: the side in its first word swaps (l_/r_, fl_/fr_, hl_/hr_)."""
+    side, _, rest = name.partition("_")
+    if rest and len(side) <= 2 and side[-1:] in ("l", "r"):
+        return side[:-1] + {"l": "r", "r": "l"}[side[-1]] + "_" + rest
+    return name
+
+
+def mirrored_names(names):
+    """(index, sign) of each name's mirror image (`mirror_name`); roll and yaw joints change sign. ConfigError for a
+    part without its mirror image."""
+    missing = [n for n in names if mirror_name(n) not in names]
+    if missing:
+        raise ConfigError(f"symmetry_augmentation: no mirror image for {', '.join(missing)} (left and right parts "
+                          f"are named l_/r_, fl_/fr_, hl_/hr_)")
+    index = [names.index(mirror_name(n)) for n in names]
+    sign = [-1.0 if ("roll" in n or "yaw" in n) else 1.0 for n in names]
+    return np.asarray(index), np.asarray(sign, np.float32)
+
+
+def mirror(config, mj_model):
+    """The `Mirror` of a legged model whose joints, actuators and touch sensors are named l_... and r_..."""
+    joints = [mj_model.joint(i).name for i in range(1, mj_model.njnt)]
+    actuators = [mj_model.actuator(i).name for i in range(mj_model.nu)]
+    touches = [mj_model.sensor(i).name for i in range(mj_model.nsensor)
+               if mj_model.sensor_type[i] == mujoco.mjtSensor.mjSENS_TOUCH]
+    per_group = dict(joint_angles=mirrored_names(joints), joint_velocities=mirrored_names(joints),
+                     foot_contacts=(mirrored_names(touches)[0], np.ones(len(touches), np.float32)),
+                     previous_action=mirrored_names(actuators))
+    index, sign = [], []
+    for group in observation_layout(config, mj_model):
+        group_index, group_sign = per_group.get(group["name"]) or (np.arange(group["stop"] - group["start"]),
+                                                                   np.asarray(MIRROR_SIGNS[group["name"]]))
+        index.append(group["start"] + group_index)
+        sign.append(group_sign)
+    action_index, action_sign = mirrored_names(actuators)
+    return Mirror(np.concatenate(index), np.concatenate(sign).astype(np.float32), action_index, action_sign)
+
+
 def action_to_ctrl(body, action):
     """Action 0 holds the home pose; +-1 reaches `action_scale` of the way to each control limit."""
     reach = body.xp.where(action > 0, body.ctrl_high - body.ctrl_home, body.ctrl_home - body.ctrl_low)
@@ -399,11 +455,13 @@ def privileged(body, data):
     return body.xp.concatenate([data.qvel[:3], data.sensordata[body.touch_adr]])
 
 
-def legged_task(body, place_target, reward_terms, measure, **success):
-    """A Task of `body` whose stage-specific parts are given; `success`: is_success and episode_success."""
+def legged_task(body, mj_model, place_target, reward_terms, measure, **success):
+    """A Task of `body` (of `mj_model`) whose stage-specific parts are given; `success`: is_success and
+    episode_success."""
     return Task(functools.partial(start, body, place_target), functools.partial(observe, body),
                 functools.partial(action_to_ctrl, body), reward_terms, functools.partial(fallen, body), measure,
                 privileged=functools.partial(privileged, body), hold_command=functools.partial(command_userdata, body),
+                mirror=mirror(body.config, mj_model) if body.config.get("symmetry_augmentation") else None,
                 **success)
 
 
@@ -419,7 +477,7 @@ def balance(config, mj_model, xp):
         return dict(pelvis_height=data.qpos[2], forward_speed=data.qvel[:2] @ facing(body, data),
                     standing=(data.qpos[2] >= config["standing_height"]).astype(body.xp.float32))
 
-    return legged_task(body, lambda uniform, start_position, yaw: start_position, reward_terms, measure,
+    return legged_task(body, mj_model, lambda uniform, start_position, yaw: start_position, reward_terms, measure,
                        episode_success=lambda episode: episode["reached_time_limit"] & (episode["standing"] > 0))
 
 
@@ -463,7 +521,7 @@ def velocity(config, mj_model, xp):
         return dict(pelvis_height=data.qpos[2], forward_speed=velocity[0],
                     lin_vel_error=body.xp.linalg.norm(lin_vel_error), yaw_rate_error=body.xp.abs(yaw_rate_error))
 
-    return legged_task(body, lambda uniform, start_position, yaw: start_position, reward_terms, measure)
+    return legged_task(body, mj_model, lambda uniform, start_position, yaw: start_position, reward_terms, measure)
 
 
 def behaviour(config, mj_model, xp):
@@ -492,7 +550,7 @@ def behaviour(config, mj_model, xp):
         return dict(pelvis_height=data.qpos[2], forward_speed=data.qvel[:2] @ to_target(body, data)[1],
                     tip_distance=tip_distance(body, data), success=is_success(data).astype(body.xp.float32))
 
-    return legged_task(body, place_target, reward_terms, measure, is_success=is_success,
+    return legged_task(body, mj_model, place_target, reward_terms, measure, is_success=is_success,
                        episode_success=lambda episode: episode["success"] > 0)
 
 
