@@ -393,17 +393,16 @@ def mirror(config, mj_model):
     actuators = [mj_model.actuator(i).name for i in range(mj_model.nu)]
     touches = [mj_model.sensor(i).name for i in range(mj_model.nsensor)
                if mj_model.sensor_type[i] == mujoco.mjtSensor.mjSENS_TOUCH]
-    per_group = dict(joint_angles=mirrored_names(joints), joint_velocities=mirrored_names(joints),
-                     foot_contacts=(mirrored_names(touches)[0], np.ones(len(touches), np.float32)),
-                     previous_action=mirrored_names(actuators))
+    joint_map, action_map = mirrored_names(joints), mirrored_names(actuators)
+    per_group = dict(joint_angles=joint_map, joint_velocities=joint_map, previous_action=action_map,
+                     foot_contacts=(mirrored_names(touches)[0], np.ones(len(touches), np.float32)))
     index, sign = [], []
     for group in observation_layout(config, mj_model):
         group_index, group_sign = per_group.get(group["name"]) or (np.arange(group["stop"] - group["start"]),
                                                                    np.asarray(MIRROR_SIGNS[group["name"]]))
         index.append(group["start"] + group_index)
         sign.append(group_sign)
-    action_index, action_sign = mirrored_names(actuators)
-    return Mirror(np.concatenate(index), np.concatenate(sign).astype(np.float32), action_index, action_sign)
+    return Mirror(np.concatenate(index), np.concatenate(sign).astype(np.float32), *action_map)
 
 
 def action_to_ctrl(body, action):
