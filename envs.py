@@ -285,8 +285,9 @@ def build_env(name, config, mj_model, task, physics="mjx"):
     first = jax.eval_shape(functools.partial(reset, parts), jax.random.key(0))
     check_reward_terms(name, config, first)
     critic_size = None if first.critic_obs is None else int(first.critic_obs.shape[-1])
-    if config.get("symmetry_augmentation") and task.mirror is None:
-        raise ConfigError(f"env '{name}': symmetry_augmentation needs a body with a left-right mirror (tasks.mirror)")
+    if tasks.symmetric(config) and task.mirror is None:
+        raise ConfigError(f"env '{name}': symmetry_augmentation and symmetry_loss need a body with a left-right mirror "
+                          f"(tasks.mirror)")
     return Env(name, config, mj_model, int(first.obs.shape[-1]), mj_model.nu, functools.partial(reset, parts),
                functools.partial(step, parts), parts.default_params, task.episode_success, critic_size,
                task.mirror)

@@ -25,8 +25,8 @@ observation before the auto-reset (termination never bootstraps); exploration no
 scalars inside the scan; numeric hyperparameters and the env's params are array inputs of the program (`hparams`), so
 seeds and sweeps vmap into one program (`jax.vmap(train)(keys, stack([hparams, ...]))`); the learning rate may adapt
 to each minibatch's KL as rsl_rl's does (`desired_kl`); an env with a left-right `mirror` (signed permutations of the
-observation and the action) may train on each sample's mirror image too, as rsl_rl's symmetry augmentation does,
-with a loss on the policy's asymmetry (`symmetry_augmentation`, `symmetry_loss`).
+observation and the action) may train on each sample's mirror image too, as rsl_rl's symmetry augmentation does, and
+pay for the policy's asymmetry with or without those samples (`symmetry_augmentation`, `symmetry_loss`).
 """
 
 if __name__ == "__main__":  # the command line (cli.py): settings that XLA reads when it loads, first
@@ -296,6 +296,8 @@ def check_config(config):
                          f"decay: set anneal_lr=False")
     if config["desired_kl"] < 0:
         raise ValueError(f"desired_kl = {config['desired_kl']} is negative (0: no adaptive learning rate)")
+    if config.get("symmetry_loss", 0.0) < 0:
+        raise ValueError(f"symmetry_loss = {config['symmetry_loss']} is negative (0: the policy's asymmetry is free)")
     if config.get("symmetry_augmentation") and config["privileged_critic"]:
         raise ValueError("symmetry_augmentation reflects the policy's observation alone: privileged_critic=False")
     if not 0.0 <= config["action_noise_correlation"] < 1.0:
@@ -317,11 +319,13 @@ def make_trainer(config, env):
     check_config(config)
     num_envs, num_steps = config["num_envs"], config["num_steps"]
     batch_size = num_envs * num_steps
-    mirror = getattr(env, "mirror", None) if config.get("symmetry_augmentation") else None
-    if config.get("symmetry_augmentation") and mirror is None:
-        raise ValueError("symmetry_augmentation needs an env with a `mirror` (envs.py builds one for its bodies)")
+    augment, mirror_loss = config.get("symmetry_augmentation", False), config.get("symmetry_loss", 0.0) > 0
+    mirror = getattr(env, "mirror", None) if augment or mirror_loss else None
+    if (augment or mirror_loss) and mirror is None:
+        raise ValueError("symmetry_augmentation and symmetry_loss need an env with a `mirror` (envs.py builds one for "
+                         "its bodies)")
     reflect = None if mirror is None else lambda a: a[..., mirror.action_index] * mirror.action_sign
-    samples = batch_size * (1 if mirror is None else 2)  # each transition and, with symmetry, its mirror image
+    samples = batch_size * (2 if augment else 1)  # each transition and, with augmentation, its mirror image
     minibatch_size = samples // config["num_minibatches"]
     num_updates = config["total_timesteps"] // batch_size
     num_optimizer_steps = num_updates * config["update_epochs"] * config["num_minibatches"]
@@ -373,13 +377,14 @@ def make_trainer(config, env):
         advantages, targets = _calculate_gae(traj)
         batch = flat(Batch(*normalized(runner, traj.obs, traj.critic_obs), traj.action, traj.carried_noise,
                            traj.log_prob, traj.value, advantages, targets))
-        if mirror is not None:  # the reflected body's samples: its actions have the same density, advantage, return
+        if mirror is not None:  # each sample's mirror image, where the policy's answer is compared with its own
             mirrored_obs = traj.obs[..., mirror.obs_index] * mirror.obs_sign
-            mirrored = flat(Batch(normalize(runner.normalizer, mirrored_obs), None, reflect(traj.action),
-                                  reflect(traj.carried_noise), traj.log_prob, traj.value, advantages,
-                                  targets)).replace(mirrored_obs=batch.obs)
-            batch = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), batch.replace(mirrored_obs=mirrored.obs),
-                                 mirrored)
+            batch = batch.replace(mirrored_obs=flat(normalize(runner.normalizer, mirrored_obs)))
+        if augment:  # and trained on: the reflected body's actions have the same density, advantage and return
+            mirrored = flat(Batch(None, None, reflect(traj.action), reflect(traj.carried_noise), traj.log_prob,
+                                  traj.value, advantages, targets))
+            mirrored = mirrored.replace(obs=batch.mirrored_obs, mirrored_obs=batch.obs)
+            batch = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), batch, mirrored)
         tx = make_optimizer(config, hparams, num_optimizer_steps)
 
         def _update_epoch(carry, _):
@@ -410,7 +415,7 @@ def make_trainer(config, env):
         runner = runner.replace(train_state=train_state, rng=rng)
         if config["normalize_obs"]:
             critic_normalizer = normalizer_update(runner.critic_normalizer, flat(traj.critic_obs))
-            seen = flat(traj.obs) if mirror is None else jnp.concatenate([flat(traj.obs), flat(mirrored_obs)])
+            seen = jnp.concatenate([flat(traj.obs), flat(mirrored_obs)]) if augment else flat(traj.obs)
             runner = runner.replace(normalizer=normalizer_update(runner.normalizer, seen),
                                     critic_normalizer=critic_normalizer)
         metrics = update_metrics(traj, losses, targets, runner.update, batch_size)

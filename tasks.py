@@ -380,11 +380,16 @@ def mirrored_names(names):
     part without its mirror image."""
     missing = [n for n in names if mirror_name(n) not in names]
     if missing:
-        raise ConfigError(f"symmetry_augmentation: no mirror image for {', '.join(missing)} (left and right parts "
+        raise ConfigError(f"left-right symmetry: no mirror image for {', '.join(missing)} (left and right parts "
                           f"are named l_/r_, fl_/fr_, hl_/hr_)")
     index = [names.index(mirror_name(n)) for n in names]
     sign = [-1.0 if ("roll" in n or "yaw" in n) else 1.0 for n in names]
     return np.asarray(index), np.asarray(sign, np.float32)
+
+
+def symmetric(config):
+    """Whether training uses the body's mirror image: to train on (`symmetry_augmentation`) or in a loss."""
+    return bool(config.get("symmetry_augmentation")) or config.get("symmetry_loss", 0.0) > 0
 
 
 def mirror(config, mj_model):
@@ -460,7 +465,7 @@ def legged_task(body, mj_model, place_target, reward_terms, measure, **success):
     return Task(functools.partial(start, body, place_target), functools.partial(observe, body),
                 functools.partial(action_to_ctrl, body), reward_terms, functools.partial(fallen, body), measure,
                 privileged=functools.partial(privileged, body), hold_command=functools.partial(command_userdata, body),
-                mirror=mirror(body.config, mj_model) if body.config.get("symmetry_augmentation") else None,
+                mirror=mirror(body.config, mj_model) if symmetric(body.config) else None,
                 **success)
 
 

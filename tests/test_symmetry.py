@@ -106,28 +106,34 @@ def test_the_mirror_loss_matches_numpy():
     assert float(total - plain_total) == pytest.approx(0.7 * gap, rel=1e-4)
 
 
-def test_symmetry_augmentation_makes_the_policy_symmetric():
-    """The plain cartpole is its own mirror image with every sign flipped. Trained with its mirror, the policy's mean
-    action at a mirrored observation is the mirrored mean action, ten times more nearly than trained without, and
-    the policy still balances the pole. Without a mirror the setting is refused."""
+def test_symmetry_makes_the_policy_symmetric():
+    """The plain cartpole is its own mirror image with every sign flipped. Trained with its mirror, by the loss alone
+    or on the mirrored samples with it, the policy's mean action at a mirrored observation is the mirrored mean
+    action, ten times more nearly than trained without, and the policy still balances the pole. Without a mirror
+    either setting is refused."""
     env = cartpole.make_plain_cartpole()
     config = dict(cartpole.CONFIG, total_timesteps=64 * 32 * 30)
-    symmetric = dict(config, symmetry_augmentation=True, symmetry_loss=1.0)
-    with pytest.raises(ValueError, match="symmetry_augmentation needs an env with a `mirror`"):
-        ppo_mjx.make_train(symmetric, env)
+    loss_alone = dict(config, symmetry_loss=1.0)
+    augmented = dict(loss_alone, symmetry_augmentation=True)
+    for run_config in (loss_alone, dict(config, symmetry_augmentation=True)):
+        with pytest.raises(ValueError, match="symmetry_augmentation and symmetry_loss need an env with a `mirror`"):
+            ppo_mjx.make_train(run_config, env)
     obs = jax.random.uniform(jax.random.key(1), (256, 4), minval=-0.1, maxval=0.1)
     gaps = {}
-    for name, run_config in (("plain", config), ("symmetric", symmetric)):
+    for name, run_config in (("plain", config), ("loss alone", loss_alone), ("augmented", augmented)):
         env.mirror = tasks.Mirror(np.arange(4), -np.ones(4, np.float32), np.arange(1), -np.ones(1, np.float32))
         out = jax.jit(ppo_mjx.make_train(run_config, env))(jax.random.key(0))
         metrics = jax.tree.map(np.asarray, out["metrics"])
         assert metrics["episode_length"][-5:].mean() > 100, name  # random actions keep the pole up ~20 steps
+        assert ("mirror_gap" in metrics) == (name != "plain"), name
         policy = ppo_mjx.policy_mean(run_config, 1, out["runner"].train_state.params, out["runner"].normalizer)
         gaps[name] = float(jnp.abs(policy(-obs) + policy(obs)).mean())
-    assert "mirror_gap" in metrics
-    assert gaps["symmetric"] < 0.1 * gaps["plain"], gaps
+    assert gaps["loss alone"] < 0.1 * gaps["plain"], gaps
+    assert gaps["augmented"] < 0.1 * gaps["plain"], gaps
 
 
-def test_a_body_without_a_mirror_is_refused():
-    with pytest.raises(ConfigError, match="env 'cartpole': symmetry_augmentation needs a body with a left-right mirror"):
-        cartpole.make_cartpole_env(dict(cartpole.CONFIG, symmetry_augmentation=True))
+@pytest.mark.parametrize("setting", [dict(symmetry_augmentation=True), dict(symmetry_loss=0.5)])
+def test_a_body_without_a_mirror_is_refused(setting):
+    with pytest.raises(ConfigError, match="env 'cartpole': symmetry_augmentation and symmetry_loss need a body with a "
+                                          "left-right mirror"):
+        cartpole.make_cartpole_env(dict(cartpole.CONFIG, **setting))
