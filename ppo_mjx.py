@@ -319,8 +319,8 @@ def make_trainer(config, env):
     check_config(config)
     num_envs, num_steps = config["num_envs"], config["num_steps"]
     batch_size = num_envs * num_steps
-    augment, mirror_loss = config.get("symmetry_augmentation", False), config.get("symmetry_loss", 0.0) > 0
-    mirror = getattr(env, "mirror", None) if augment or mirror_loss else None
+    augment, mirror_loss = config.get("symmetry_augmentation", False), config.get("symmetry_loss", 0.0)
+    mirror = getattr(env, "mirror", None) if augment or mirror_loss else None  # check_config refused a negative loss
     if (augment or mirror_loss) and mirror is None:
         raise ValueError("symmetry_augmentation and symmetry_loss need an env with a `mirror` (envs.py builds one for "
                          "its bodies)")
@@ -396,8 +396,7 @@ def make_trainer(config, env):
 
             def _update_minibatch(train_state, minibatch):
                 grads, losses = jax.grad(ppo_loss, has_aux=True)(train_state.params, network.apply, minibatch,
-                                                                 hparams, noise_correlation, reflect,
-                                                                 config.get("symmetry_loss", 0.0))
+                                                                 hparams, noise_correlation, reflect, mirror_loss)
                 losses["grad_norm"] = optax.tree.norm(grads)
                 opt_state = train_state.opt_state
                 if config["desired_kl"] > 0:

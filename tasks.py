@@ -59,7 +59,7 @@ class Task:
     privileged: Optional[Callable] = None
     # (data, command, fresh, steps) -> the `userdata` that holds `command` (`command_userdata`)
     hold_command: Callable = lambda data, command, fresh, steps: command
-    mirror: Any = None  # `Mirror`: the body's left-right reflection, built with `symmetry_augmentation`; None: none
+    mirror: Any = None  # `Mirror`: the body's left-right reflection, built where training asks (`symmetric`); or None
     draws: int = 3  # how many times `init` calls `uniform`: the env splits the start's key so (one draw: the key as is)
 
 
