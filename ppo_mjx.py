@@ -170,14 +170,15 @@ class Batch:
     value: jax.Array  # V(obs) when collected
     advantage: jax.Array
     target: jax.Array  # value target: advantage + value
-    mirrored_obs: Any = None  # with symmetry: the normalized mirror image of `obs`
+    mirrored_obs: Any = None  # with the symmetry loss alone: the normalized mirror image of `obs`
 
 
 def ppo_loss(params, apply_fn, batch, hparams, noise_correlation=0.0, reflect=None, symmetry_loss=0.0):
     """PPO's clipped surrogate, clipped value loss and entropy bonus on a minibatch; advantages are normalized within
     it. With `reflect` (an action's mirror image) also `symmetry_loss` times the mean squared gap between the mean
-    action of each sample's mirror image and the mirror image of its mean action. Returns (total loss, {actor_loss,
-    value_loss, entropy, approx_kl, clip_fraction[, mirror_gap]})."""
+    action of each sample's mirror image and the mirror image of its mean action: the image is `mirrored_obs`, or,
+    where that is None, the sample after it (an augmented minibatch holds each sample beside its image). Returns
+    (total loss, {actor_loss, value_loss, entropy, approx_kl, clip_fraction[, mirror_gap]})."""
     mean, log_std, value = apply_fn(params, batch.obs, batch.critic_obs)
     pi = exploring_gaussian(mean, log_std, batch.carried_noise, noise_correlation)
     value_clipped = batch.value + jnp.clip(value - batch.value, -hparams["clip_eps"], hparams["clip_eps"])
@@ -193,8 +194,9 @@ def ppo_loss(params, apply_fn, batch, hparams, noise_correlation=0.0, reflect=No
                   approx_kl=((ratio - 1.0) - log_ratio).mean(),
                   clip_fraction=(jnp.abs(ratio - 1.0) > hparams["clip_eps"]).mean())
     if reflect is not None:  # the mean action of the mirror image against the mirror image of the mean action
-        mirrored_mean, _, _ = apply_fn(params, batch.mirrored_obs, None, value=False)
-        losses["mirror_gap"] = jnp.square(mirrored_mean - reflect(mean)).mean()
+        pairs = batch.mirrored_obs is None  # augmented: each pair's second sample is its first's mirror image
+        mirrored_mean = mean[1::2] if pairs else apply_fn(params, batch.mirrored_obs, None, value=False)[0]
+        losses["mirror_gap"] = jnp.square(mirrored_mean - reflect(mean[0::2] if pairs else mean)).mean()
         total = total + symmetry_loss * losses["mirror_gap"]
     return total, losses
 
@@ -380,19 +382,19 @@ def make_trainer(config, env):
         if mirror is not None:  # each sample's mirror image, where the policy's answer is compared with its own
             mirrored_obs = traj.obs[..., mirror.obs_index] * mirror.obs_sign
             batch = batch.replace(mirrored_obs=flat(normalize(runner.normalizer, mirrored_obs)))
-        if augment:  # and trained on: the reflected body's actions have the same density, advantage and return
-            mirrored = flat(Batch(None, None, reflect(traj.action), reflect(traj.carried_noise), traj.log_prob,
-                                  traj.value, advantages, targets))
-            mirrored = mirrored.replace(obs=batch.mirrored_obs, mirrored_obs=batch.obs)
-            batch = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), batch, mirrored)
+        if augment:  # and trained on (the reflected body's actions have the same density, advantage and return),
+            # each beside its sample: pairs share a minibatch, where the policy's one pass serves the symmetry loss
+            mirrored = batch.replace(obs=batch.mirrored_obs, action=reflect(batch.action),
+                                     carried_noise=reflect(batch.carried_noise), mirrored_obs=None)
+            batch = jax.tree.map(lambda a, b: jnp.stack([a, b], axis=1), batch.replace(mirrored_obs=None), mirrored)
         tx = make_optimizer(config, hparams, num_optimizer_steps)
 
         def _update_epoch(carry, _):
             train_state, rng = carry
             rng, perm_key = jax.random.split(rng)
-            permutation = jax.random.permutation(perm_key, samples)
-            minibatches = jax.tree.map(
-                lambda x: x[permutation].reshape((config["num_minibatches"], minibatch_size) + x.shape[1:]), batch)
+            permutation = jax.random.permutation(perm_key, batch_size)  # of samples, or of pairs when augmented
+            minibatches = jax.tree.map(lambda x: x[permutation].reshape(
+                (config["num_minibatches"], minibatch_size) + x.shape[2 if augment else 1:]), batch)
 
             def _update_minibatch(train_state, minibatch):
                 grads, losses = jax.grad(ppo_loss, has_aux=True)(train_state.params, network.apply, minibatch,

@@ -89,7 +89,8 @@ def linear_policy(params, obs, critic_obs=None, value=True):
 
 def test_the_mirror_loss_matches_numpy():
     """The loss adds `symmetry_loss` times the mean squared gap between the mean action of each sample's mirror image
-    and the mirror image of its mean action, and nothing else; without `reflect` there is no such term."""
+    and the mirror image of its mean action, and nothing else; without `reflect` there is no such term. An augmented
+    minibatch, each sample beside its mirror image and no `mirrored_obs`, gives the same gap."""
     rng = np.random.default_rng(1)
     weights = rng.normal(size=(3, 2)).astype(np.float32)
     obs, mirrored_obs = rng.normal(size=(5, 3)).astype(np.float32), rng.normal(size=(5, 3)).astype(np.float32)
@@ -104,6 +105,10 @@ def test_the_mirror_loss_matches_numpy():
     assert "mirror_gap" not in plain
     assert float(parts["mirror_gap"]) == pytest.approx(gap, rel=1e-5)
     assert float(total - plain_total) == pytest.approx(0.7 * gap, rel=1e-4)
+    pairs = jax.tree.map(lambda a, b: jnp.stack([a, b], axis=1).reshape((10,) + a.shape[1:]),
+                         batch.replace(mirrored_obs=None), batch.replace(obs=batch.mirrored_obs, mirrored_obs=None))
+    _, paired = ppo_mjx.ppo_loss(params, linear_policy, pairs, hparams, 0.0, reflect, 0.7)
+    assert float(paired["mirror_gap"]) == pytest.approx(gap, rel=1e-5)
 
 
 def test_symmetry_makes_the_policy_symmetric():
