@@ -381,12 +381,14 @@ def make_trainer(config, env):
                            traj.log_prob, traj.value, advantages, targets))
         if mirror is not None:  # each sample's mirror image, where the policy's answer is compared with its own
             mirrored_obs = traj.obs[..., mirror.obs_index] * mirror.obs_sign
-            batch = batch.replace(mirrored_obs=flat(normalize(runner.normalizer, mirrored_obs)))
-        if augment:  # and trained on (the reflected body's actions have the same density, advantage and return),
-            # each beside its sample: pairs share a minibatch, where the policy's one pass serves the symmetry loss
-            mirrored = batch.replace(obs=batch.mirrored_obs, action=reflect(batch.action),
-                                     carried_noise=reflect(batch.carried_noise), mirrored_obs=None)
-            batch = jax.tree.map(lambda a, b: jnp.stack([a, b], axis=1), batch.replace(mirrored_obs=None), mirrored)
+            images = flat(normalize(runner.normalizer, mirrored_obs))
+            if augment:  # and trained on (the reflected body's actions have the same density, advantage and return),
+                # each beside its sample: pairs share a minibatch, where the policy's one pass serves the symmetry loss
+                mirrored = batch.replace(obs=images, action=reflect(batch.action),
+                                         carried_noise=reflect(batch.carried_noise))
+                batch = jax.tree.map(lambda a, b: jnp.stack([a, b], axis=1), batch, mirrored)
+            else:
+                batch = batch.replace(mirrored_obs=images)
         tx = make_optimizer(config, hparams, num_optimizer_steps)
 
         def _update_epoch(carry, _):
