@@ -26,7 +26,8 @@ scalars inside the scan; numeric hyperparameters and the env's params are array 
 seeds and sweeps vmap into one program (`jax.vmap(train)(keys, stack([hparams, ...]))`); the learning rate may adapt
 to each minibatch's KL as rsl_rl's does (`desired_kl`); an env with a left-right `mirror` (signed permutations of the
 observation and the action) may train on each sample's mirror image too, as rsl_rl's symmetry augmentation does, and
-pay for the policy's asymmetry with or without those samples (`symmetry_augmentation`, `symmetry_loss`).
+pay for the policy's asymmetry with or without those samples (`symmetry_augmentation`, `symmetry_loss`), each image's
+ratio taken as rsl_rl does (over its sample's log-prob) or, decoupled, from 1 (`symmetry_ratio_from_image`).
 """
 
 if __name__ == "__main__":  # the command line (cli.py): settings that XLA reads when it loads, first
@@ -171,6 +172,7 @@ class Batch:
     advantage: jax.Array
     target: jax.Array  # value target: advantage + value
     mirrored_obs: Any = None  # with the symmetry loss alone: the normalized mirror image of `obs`
+    weight: Any = None  # importance weight of a sample drawn off the policy its ratio starts from (None: 1)
 
 
 def ppo_loss(params, apply_fn, batch, hparams, noise_correlation=0.0, reflect=None, symmetry_loss=0.0):
@@ -178,7 +180,8 @@ def ppo_loss(params, apply_fn, batch, hparams, noise_correlation=0.0, reflect=No
     it. With `reflect` (an action's mirror image) also `symmetry_loss` times the mean squared gap between the mean
     action of each sample's mirror image and the mirror image of its mean action: the image is `mirrored_obs`, or,
     where that is None, the sample after it (an augmented minibatch holds each sample beside its image). Returns
-    (total loss, {actor_loss, value_loss, entropy, approx_kl, clip_fraction[, mirror_gap]})."""
+    (total loss, {actor_loss, value_loss, entropy, approx_kl, clip_fraction[, importance_weight, mirror_gap]}).
+    With `batch.weight` each sample's surrogate is weighted by it, and the KL and clip fraction are weighted means."""
     mean, log_std, value = apply_fn(params, batch.obs, batch.critic_obs)
     pi = exploring_gaussian(mean, log_std, batch.carried_noise, noise_correlation)
     value_clipped = batch.value + jnp.clip(value - batch.value, -hparams["clip_eps"], hparams["clip_eps"])
@@ -186,13 +189,18 @@ def ppo_loss(params, apply_fn, batch, hparams, noise_correlation=0.0, reflect=No
     log_ratio = pi.log_prob(batch.action) - batch.log_prob
     ratio = jnp.exp(log_ratio)
     advantage = (batch.advantage - batch.advantage.mean()) / (batch.advantage.std() + 1e-8)
-    actor_loss = -jnp.minimum(
-        ratio * advantage, jnp.clip(ratio, 1.0 - hparams["clip_eps"], 1.0 + hparams["clip_eps"]) * advantage).mean()
+    surrogate = -jnp.minimum(
+        ratio * advantage, jnp.clip(ratio, 1.0 - hparams["clip_eps"], 1.0 + hparams["clip_eps"]) * advantage)
+    # an off-policy sample's surrogate counts by its weight; the KL and clip fraction are means under the policy
+    actor_loss = surrogate.mean() if batch.weight is None else (batch.weight * surrogate).mean()
+    share = lambda x: x.mean() if batch.weight is None else (batch.weight * x).sum() / batch.weight.sum()
+    clipped = jnp.abs(ratio - 1.0) > hparams["clip_eps"]
     entropy = pi.entropy().mean()
     total = actor_loss + hparams["vf_coef"] * value_loss - hparams["ent_coef"] * entropy
     losses = dict(actor_loss=actor_loss, value_loss=value_loss, entropy=entropy,
-                  approx_kl=((ratio - 1.0) - log_ratio).mean(),
-                  clip_fraction=(jnp.abs(ratio - 1.0) > hparams["clip_eps"]).mean())
+                  approx_kl=share(ratio - 1.0 - log_ratio), clip_fraction=share(clipped))
+    if batch.weight is not None:
+        losses["importance_weight"] = batch.weight.mean()
     if reflect is not None:  # the mean action of the mirror image against the mirror image of the mean action
         pairs = batch.mirrored_obs is None  # augmented: each pair's second sample is its first's mirror image
         mirrored_mean = mean[1::2] if pairs else apply_fn(params, batch.mirrored_obs, None, value=False)[0]
@@ -300,6 +308,8 @@ def check_config(config):
         raise ValueError(f"desired_kl = {config['desired_kl']} is negative (0: no adaptive learning rate)")
     if config.get("symmetry_loss", 0.0) < 0:
         raise ValueError(f"symmetry_loss = {config['symmetry_loss']} is negative (0: the policy's asymmetry is free)")
+    if config.get("symmetry_ratio_from_image") and not config.get("symmetry_augmentation"):
+        raise ValueError("symmetry_ratio_from_image sets the ratios of mirror images: symmetry_augmentation=True")
     if config.get("symmetry_augmentation") and config["privileged_critic"]:
         raise ValueError("symmetry_augmentation reflects the policy's observation alone: privileged_critic=False")
     if not 0.0 <= config["action_noise_correlation"] < 1.0:
@@ -386,6 +396,14 @@ def make_trainer(config, env):
                 # each beside its sample: pairs share a minibatch, where the policy's one pass serves the symmetry loss
                 mirrored = batch.replace(obs=images, action=reflect(batch.action),
                                          carried_noise=reflect(batch.carried_noise))
+                if config.get("symmetry_ratio_from_image"):  # decoupled PPO: the image's ratio starts at 1, at the
+                    # rollout policy's density at the image, weighted by that over its sample's, truncated at 1
+                    image_mean, log_std, _ = network.apply(runner.train_state.params, images, None, value=False)
+                    image_log_prob = exploring_gaussian(image_mean, log_std, mirrored.carried_noise,
+                                                        noise_correlation).log_prob(mirrored.action)
+                    mirrored = mirrored.replace(log_prob=image_log_prob,
+                                                weight=jnp.minimum(1.0, jnp.exp(image_log_prob - batch.log_prob)))
+                    batch = batch.replace(weight=jnp.ones_like(batch.log_prob))
                 batch = jax.tree.map(lambda a, b: jnp.stack([a, b], axis=1), batch, mirrored)
             else:
                 batch = batch.replace(mirrored_obs=images)

@@ -166,6 +166,8 @@ def from_saved(saved):
         overrides["action_smoothing"] = 0.0
     if "action_noise_correlation" not in settings:  # saved when exploration noise was white
         overrides["action_noise_correlation"] = 0.0
+    if "symmetry_ratio_from_image" not in settings:  # saved when mirror images took rsl_rl's ratios
+        overrides["symmetry_ratio_from_image"] = False
     if settings.get("task") == "behaviour" and "approach_command" not in settings:  # saved when stage 3 observed 0
         overrides["approach_command"] = 0.0
     for term in CONFIGS.get(env_name, {}).get("reward_weights", {}):  # a term newer than the saved config: unpaid then

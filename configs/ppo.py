@@ -23,6 +23,7 @@ PPO = dict(
     critic_hidden=(256, 256),  # value MLP layer sizes (tanh)
     symmetry_augmentation=False,  # also train on each sample's left-right mirror image (env.mirror; rsl_rl's)
     symmetry_loss=0.0,  # weight of the mean action's squared gap to its mirror image's (with augmentation or alone)
+    symmetry_ratio_from_image=False,  # augmented: an image's PPO ratio starts at 1, its surrogate importance-weighted
     privileged_critic=False,  # the critic also reads what only training knows (critic.CRITIC_GROUPS); the policy never
     init_log_std=-0.5,  # initial log std of the Gaussian policy (std ~0.6 in action units)
     action_noise_correlation=0.0,  # exploration noise's AR(1) coefficient in time: 0 white, 0.9 drifts over ~10 steps

@@ -79,6 +79,8 @@ def assert_one_line_error(result, message):
     (["--set", "desired_kl=0.01"], "desired_kl = 0.01 adapts the learning rate, which anneal_lr = True would decay"),
     (["--set", "desired_kl=-0.01"], "desired_kl = -0.01 is negative"),
     (["--set", "symmetry_loss=-1.0"], "symmetry_loss = -1.0 is negative"),
+    (["--set", "symmetry_ratio_from_image=True"],
+     "symmetry_ratio_from_image sets the ratios of mirror images: symmetry_augmentation=True"),
     (["--set", "symmetry_augmentation=True", "--set", "privileged_critic=True"],
      "symmetry_augmentation reflects the policy's observation alone: privileged_critic=False"),
     (["--sweep", "desired_kl=0.01,0.02"], "cannot sweep 'desired_kl'"),

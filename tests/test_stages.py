@@ -227,6 +227,14 @@ def test_a_stage_saved_with_white_exploration_noise_rebuilds_with_it():
     assert get_config(name, overrides)["action_noise_correlation"] == 0.0
 
 
+def test_a_stage_saved_before_decoupled_mirror_images_rebuilds_with_rsl_rls_ratios():
+    """A T-Rex stage trained before `symmetry_ratio_from_image` existed resumes with its images' ratios taken as
+    rsl_rl takes them (False), not decoupled as the T-Rex's default is."""
+    name, _, overrides = from_saved(committed_config(2, drop=("symmetry_ratio_from_image",), species="trex"))
+    assert get_config(name)["symmetry_ratio_from_image"] is True
+    assert get_config(name, overrides)["symmetry_ratio_from_image"] is False
+
+
 def test_a_stage_saved_before_action_smoothing_rebuilds_with_raw_actions(monkeypatch):
     """A stage trained before `action_smoothing` existed evaluates and warm-starts applying its raw actions (0), even
     where the species' config low-passes them."""

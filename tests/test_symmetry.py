@@ -111,6 +111,39 @@ def test_the_mirror_loss_matches_numpy():
     assert float(paired["mirror_gap"]) == pytest.approx(gap, rel=1e-5)
 
 
+def test_weighted_samples_match_numpy():
+    """With importance weights the clipped surrogate is the mean of each sample's times its weight, and the KL and
+    clip fraction are weighted means; the value loss and entropy do not change. All weights 1 is the plain loss."""
+    rng = np.random.default_rng(2)
+    weights = rng.normal(size=(3, 2)).astype(np.float32)
+    obs, action = rng.normal(size=(6, 3)).astype(np.float32), rng.normal(size=(6, 2)).astype(np.float32)
+    log_std = np.array([-0.5, 0.1])
+    log_prob = (-0.5 * np.square((action - obs @ weights) / np.exp(log_std)) - log_std - 0.5 * np.log(2 * np.pi)).sum(1)
+    old_log_prob = (log_prob + rng.normal(0.0, 0.25, size=6)).astype(np.float32)
+    advantage, importance = rng.normal(size=6).astype(np.float32), rng.uniform(0, 1, size=6).astype(np.float32)
+    params = dict(weights=jnp.asarray(weights), log_std=jnp.asarray(log_std), value=jnp.array(1.0))
+    batch = ppo_mjx.Batch(jnp.asarray(obs), None, jnp.asarray(action), jnp.zeros((6, 2)), jnp.asarray(old_log_prob),
+                          jnp.ones(6), jnp.asarray(advantage), jnp.zeros(6))
+    hparams = dict(clip_eps=0.2, vf_coef=0.5, ent_coef=0.01)
+    _, plain = ppo_mjx.ppo_loss(params, linear_policy, batch, hparams)
+    _, ones = ppo_mjx.ppo_loss(params, linear_policy, batch.replace(weight=jnp.ones(6)), hparams)
+    _, weighted = ppo_mjx.ppo_loss(params, linear_policy, batch.replace(weight=jnp.asarray(importance)), hparams)
+    ratio = np.exp(log_prob - old_log_prob)
+    adv = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+    surrogate = -np.minimum(ratio * adv, np.clip(ratio, 0.8, 1.2) * adv)
+    kl, clipped = ratio - 1 - np.log(ratio), np.abs(ratio - 1) > 0.2
+    assert 0 < clipped.sum() < 6  # some samples clipped, some not
+    assert float(weighted["actor_loss"]) == pytest.approx((importance * surrogate).mean(), rel=1e-4)
+    assert float(weighted["approx_kl"]) == pytest.approx((importance * kl).sum() / importance.sum(), rel=1e-4)
+    assert float(weighted["clip_fraction"]) == pytest.approx((importance * clipped).sum() / importance.sum(), rel=1e-5)
+    assert float(weighted["importance_weight"]) == pytest.approx(importance.mean(), rel=1e-6)
+    assert float(plain["actor_loss"]) == pytest.approx(surrogate.mean(), rel=1e-4)
+    for key in plain:
+        assert float(ones[key]) == pytest.approx(float(plain[key]), rel=1e-5), key
+    for key in ("value_loss", "entropy"):
+        assert float(weighted[key]) == float(plain[key]), key
+
+
 def test_symmetry_makes_the_policy_symmetric():
     """The plain cartpole is its own mirror image with every sign flipped. Trained with its mirror, by the loss alone
     or on the mirrored samples with it, the policy's mean action at a mirrored observation is the mirrored mean
@@ -135,6 +168,28 @@ def test_symmetry_makes_the_policy_symmetric():
         gaps[name] = float(jnp.abs(policy(-obs) + policy(obs)).mean())
     assert gaps["loss alone"] < 0.1 * gaps["plain"], gaps
     assert gaps["augmented"] < 0.1 * gaps["plain"], gaps
+
+
+def test_decoupled_images_start_their_ratios_at_1():
+    """One epoch of one minibatch takes its loss at the parameters that collected the rollout: with each image's ratio
+    taken from the rollout policy's density at the image (its reflected action and carried noise), every ratio is 1,
+    so the KL and clip fraction are 0 at every update, and an image's weight is at most 1. With rsl_rl's ratios (over
+    the sample's log-prob) an image's ratio is not 1 while the policy is not symmetric."""
+    env = cartpole.make_plain_cartpole()
+    # not the cartpole's symmetry (an odd network, as one starts, is symmetric under every sign flipped): the images
+    # here only need to differ from the samples
+    env.mirror = tasks.Mirror(np.array([1, 0, 3, 2]), np.ones(4, np.float32), np.arange(1), np.ones(1, np.float32))
+    config = dict(cartpole.CONFIG, total_timesteps=64 * 32 * 4, update_epochs=1, num_minibatches=1,
+                  symmetry_augmentation=True, action_noise_correlation=0.5, init_log_std=-2.0)
+    runs = {}
+    for decoupled in (True, False):
+        out = jax.jit(ppo_mjx.make_train(dict(config, symmetry_ratio_from_image=decoupled), env))(jax.random.key(0))
+        runs[decoupled] = jax.tree.map(np.asarray, out["metrics"])
+    np.testing.assert_allclose(runs[True]["approx_kl"], 0.0, atol=1e-6)
+    np.testing.assert_array_equal(runs[True]["clip_fraction"], 0.0)
+    assert (runs[True]["importance_weight"] <= 1.0).all() and (runs[True]["importance_weight"] > 0.0).all()
+    assert runs[False]["approx_kl"].min() > 1e-5, runs[False]["approx_kl"]
+    assert "importance_weight" not in runs[False]
 
 
 @pytest.mark.parametrize("setting", [dict(symmetry_augmentation=True), dict(symmetry_loss=0.5)])
