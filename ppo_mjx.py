@@ -16,8 +16,9 @@ whose `critic_obs` and `final_critic_obs` are arrays, not None (or absent), hand
 normalized by statistics of its own; the policy reads `obs` alone, in training as deployed.
 
 Read top to bottom: network, normalizer, GAE, loss, hyperparameters and optimizer, the trainer (`_env_step`,
-`_calculate_gae`, `_update_epoch`, `_update_minibatch`), `make_train`, metrics, the policy to evaluate. `make_trainer`
-splits `make_train`'s program into `init` and `run_updates`, so that training.py runs updates in chunks.
+`_calculate_gae`, `_mirror_images`, `_update_epoch`, `_update_minibatch`), `make_train`, metrics, the policy to
+evaluate. `make_trainer` splits `make_train`'s program into `init` and `run_updates`, so that training.py runs updates
+in chunks.
 
 Differences from PureJAXRL's ppo_continuous_action.py: time-limit truncation bootstraps from the value of the
 observation before the auto-reset (termination never bootstraps); exploration noise may be correlated in time
@@ -386,27 +387,31 @@ def make_trainer(config, env):
             return gae_advantages(traj.reward, traj.value, next_values, traj.terminated, traj.truncated,
                                   hparams["gamma"], hparams["gae_lambda"])
 
+        def _mirror_images(batch, mirrored_obs):
+            """Each sample's mirror image, where the policy's answer is compared with its own (`mirrored_obs`, the
+            loss alone) and, augmented, trained on: the reflected body's actions have the same density, advantage and
+            return. Each image lies beside its sample: pairs share a minibatch, where one pass serves the loss."""
+            images = flat(normalize(runner.normalizer, mirrored_obs))
+            if not augment:
+                return batch.replace(mirrored_obs=images)
+            mirrored = batch.replace(obs=images, action=reflect(batch.action),
+                                     carried_noise=reflect(batch.carried_noise))
+            if config.get("symmetry_ratio_from_image"):  # decoupled PPO: the image's ratio starts at 1, at the rollout
+                # policy's density at the image, weighted by that over its sample's, truncated at 1
+                image_mean, log_std, _ = network.apply(runner.train_state.params, images, None, value=False)
+                image_log_prob = exploring_gaussian(image_mean, log_std, mirrored.carried_noise,
+                                                    noise_correlation).log_prob(mirrored.action)
+                mirrored = mirrored.replace(log_prob=image_log_prob,
+                                            weight=jnp.minimum(1.0, jnp.exp(image_log_prob - batch.log_prob)))
+                batch = batch.replace(weight=jnp.ones_like(batch.log_prob))
+            return jax.tree.map(lambda a, b: jnp.stack([a, b], axis=1), batch, mirrored)
+
         advantages, targets = _calculate_gae(traj)
         batch = flat(Batch(*normalized(runner, traj.obs, traj.critic_obs), traj.action, traj.carried_noise,
                            traj.log_prob, traj.value, advantages, targets))
-        if mirror is not None:  # each sample's mirror image, where the policy's answer is compared with its own
+        if mirror is not None:
             mirrored_obs = traj.obs[..., mirror.obs_index] * mirror.obs_sign
-            images = flat(normalize(runner.normalizer, mirrored_obs))
-            if augment:  # and trained on (the reflected body's actions have the same density, advantage and return),
-                # each beside its sample: pairs share a minibatch, where the policy's one pass serves the symmetry loss
-                mirrored = batch.replace(obs=images, action=reflect(batch.action),
-                                         carried_noise=reflect(batch.carried_noise))
-                if config.get("symmetry_ratio_from_image"):  # decoupled PPO: the image's ratio starts at 1, at the
-                    # rollout policy's density at the image, weighted by that over its sample's, truncated at 1
-                    image_mean, log_std, _ = network.apply(runner.train_state.params, images, None, value=False)
-                    image_log_prob = exploring_gaussian(image_mean, log_std, mirrored.carried_noise,
-                                                        noise_correlation).log_prob(mirrored.action)
-                    mirrored = mirrored.replace(log_prob=image_log_prob,
-                                                weight=jnp.minimum(1.0, jnp.exp(image_log_prob - batch.log_prob)))
-                    batch = batch.replace(weight=jnp.ones_like(batch.log_prob))
-                batch = jax.tree.map(lambda a, b: jnp.stack([a, b], axis=1), batch, mirrored)
-            else:
-                batch = batch.replace(mirrored_obs=images)
+            batch = _mirror_images(batch, mirrored_obs)
         tx = make_optimizer(config, hparams, num_optimizer_steps)
 
         def _update_epoch(carry, _):
