@@ -51,6 +51,12 @@ def tracking(squared_error, sigma):
     return array_library(squared_error).exp(-squared_error / sigma)
 
 
+def linear_tracking(error, scale):
+    """1 - |error| / scale, never below 0: pays each step's absolute error (what the gate averages) linearly,
+    and stays positive so that a fall never pays."""
+    return array_library(error).maximum(1.0 - error / scale, 0.0)
+
+
 def proximity(distance, sigma):
     """1 at the target, decaying with the squared distance over `sigma`."""
     xp = array_library(distance)

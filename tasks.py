@@ -515,6 +515,8 @@ def velocity(config, mj_model, xp):
             tracking_yaw_rate=rewards.tracking(yaw_rate_error ** 2, sigma),
             command_speed=rewards.capped_speed(velocity, command[:2] / (speed + 1e-6), speed),
             command_turn=rewards.capped_speed(yaw_rate[None], body.xp.sign(turn), body.xp.abs(turn[0])),
+            tracking_lin_vel_linear=rewards.linear_tracking(body.xp.linalg.norm(lin_vel_error), 1.0),
+            tracking_yaw_rate_linear=rewards.linear_tracking(body.xp.abs(yaw_rate_error), 1.0),
             tracking_heading=(rewards.tracking(heading_error(body, data) ** 2, sigma)
                               if config.get("observe_heading", False) else body.xp.zeros(())),
             ang_vel=rewards.squared_norm(spin - (spin @ body.home_up) * body.home_up),  # turning is commanded

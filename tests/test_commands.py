@@ -149,6 +149,8 @@ def heading_reference(yaw, world_velocity, world_yaw_rate, command, sigma):
     along = velocity @ command[:2] / speed if speed > 0 else 0.0
     turn = world_yaw_rate * np.sign(command[2])
     return dict(tracking_lin_vel=np.exp(-(error @ error) / sigma), tracking_yaw_rate=np.exp(-yaw_error ** 2 / sigma),
+                tracking_lin_vel_linear=max(0.0, 1.0 - np.linalg.norm(error)),  # per 1 m/s, never below 0
+                tracking_yaw_rate_linear=max(0.0, 1.0 - abs(yaw_error)),  # per 1 rad/s
                 command_speed=min(along, speed), command_turn=min(turn, abs(command[2])),
                 lin_vel_error=np.linalg.norm(error), yaw_rate_error=abs(yaw_error))
 
