@@ -52,8 +52,8 @@ def tracking(squared_error, sigma):
 
 
 def linear_tracking(error, scale):
-    """1 - |error| / scale, never below 0: pays each step's absolute error (what the gate averages) linearly,
-    and stays positive so that a fall never pays."""
+    """1 - error / scale, never below 0, of an absolute error (a norm or |x|): pays each step's error as the gate
+    averages it, linearly, and stays positive so that a fall never pays."""
     return array_library(error).maximum(1.0 - error / scale, 0.0)
 
 
