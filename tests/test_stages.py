@@ -200,7 +200,7 @@ def test_a_stage3_saved_before_the_approach_command_rebuilds_observing_none():
 
 def test_a_stage2_saved_before_the_orientation_term_rebuilds_as_it_was_trained():
     """A stage 2 trained before `orientation` and `joint_acc` existed weighs them 0 when it evaluates or resumes, not
-    today's costs (as it does `tracking_heading` and the linear tracking terms, newer than every committed stage)."""
+    today's costs (as it does `tracking_heading` and the linear tracking terms, newer than this committed stage)."""
     saved = committed_config(2, drop_weights=("orientation", "joint_acc"))
     name, _, overrides = from_saved(saved)
     weights = get_config(name, overrides)["reward_weights"]
