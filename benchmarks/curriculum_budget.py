@@ -6,7 +6,7 @@
 Each trains with `python ppo_mjx.py --env <species> --curriculum --seed 0 --out <parent>/<species>_curriculum_<backend>
 _seed0`, every default config, HOME an empty folder of its own (so its compilation caches start empty), the three
 started together and nothing else run beside them; each one's output goes to <parent>/<species>.console.log. On a
-2-core CPU this takes 1.5-2.5 h. The report, results/curriculum_budget_<backend>.json and .md, holds per curriculum the
+2-core CPU this takes about 2 h. The report, results/curriculum_budget_<backend>.json and .md, holds per curriculum the
 whole run's wall time (curriculum.json: compiling, gate evaluations and the final evaluation included), each stage's
 updates (`train_wall_s`), steps and gate, the seconds each training program took to compile (console), the time
 outside updates, and whether the run fits BUDGET_S. A curriculum trained in more than one session (resumed) is no
