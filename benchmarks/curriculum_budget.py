@@ -36,20 +36,31 @@ def fail(message):
     sys.exit(2)
 
 
+def curriculum_folder(parent, species, backend):
+    """The run folder of a species' curriculum, named as benchmarks/report.py names it (not imported: report.py loads
+    JAX and sets environment variables the trainings would inherit)."""
+    return os.path.join(parent, f"{species}_curriculum_{backend}_seed0")
+
+
+def console_path(parent, species):
+    return os.path.join(parent, f"{species}.console.log")
+
+
 def train_side_by_side(parent, backend):
     """Start the three curricula together, each with an empty HOME, and wait for all; fails if one fails."""
-    outs = [os.path.join(parent, f"{species}_curriculum_{backend}_seed0") for species in SPECIES]
-    for out in outs:
-        if os.path.exists(out):
-            fail(f"{out} exists: a timing starts from scratch (choose another --parent)")
+    for species in SPECIES:
+        if os.path.exists(curriculum_folder(parent, species, backend)):
+            fail(f"{curriculum_folder(parent, species, backend)} exists: a timing starts from scratch (choose another "
+                 "--parent)")
     os.makedirs(parent, exist_ok=True)
     procs = []
-    for species, out in zip(SPECIES, outs):
+    for species in SPECIES:
         home = tempfile.mkdtemp(prefix=f"budget-home-{species}-")
-        console = open(os.path.join(parent, f"{species}.console.log"), "w")
-        procs.append(subprocess.Popen(
-            [sys.executable, "ppo_mjx.py", "--env", species, "--curriculum", "--seed", "0", "--out", out],
-            cwd=ROOT, env=dict(os.environ, HOME=home), stdout=console, stderr=subprocess.STDOUT))
+        with open(console_path(parent, species), "w") as console:  # the child holds its own copy of the handle
+            procs.append(subprocess.Popen(
+                [sys.executable, "ppo_mjx.py", "--env", species, "--curriculum", "--seed", "0", "--out",
+                 curriculum_folder(parent, species, backend)],
+                cwd=ROOT, env=dict(os.environ, HOME=home), stdout=console, stderr=subprocess.STDOUT))
     failed = [species for species, proc in zip(SPECIES, procs) if proc.wait() != 0]
     if failed:
         fail(f"training failed for {', '.join(failed)}: see {parent}/<species>.console.log")
@@ -57,11 +68,11 @@ def train_side_by_side(parent, backend):
 
 def curriculum_timing(parent, species, backend):
     """One curriculum's wall time, its stages' update times and steps, compile seconds and the time outside updates."""
-    folder = os.path.join(parent, f"{species}_curriculum_{backend}_seed0")
+    folder = curriculum_folder(parent, species, backend)
     try:
         with open(os.path.join(folder, "curriculum.json")) as f:
             record = json.load(f)
-        with open(os.path.join(parent, f"{species}.console.log")) as f:
+        with open(console_path(parent, species)) as f:
             console = f.read()
     except (OSError, ValueError) as e:
         fail(f"no finished curriculum of {species} in {parent}: {e}")
