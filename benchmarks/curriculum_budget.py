@@ -25,8 +25,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import files  # noqa: E402
+from benchmarks import SPECIES, curriculum_folder  # noqa: E402
 
-SPECIES = ("trex", "velociraptor", "brachiosaurus")
 STAGES = 3
 BUDGET_S = 2 * 3600  # each curriculum, the three side by side
 
@@ -34,12 +34,6 @@ BUDGET_S = 2 * 3600  # each curriculum, the three side by side
 def fail(message):
     print(f"curriculum_budget: {message}", file=sys.stderr)
     sys.exit(2)
-
-
-def curriculum_folder(parent, species, backend):
-    """The run folder of a species' curriculum, named as benchmarks/report.py names it (not imported: report.py loads
-    JAX and sets environment variables the trainings would inherit)."""
-    return os.path.join(parent, f"{species}_curriculum_{backend}_seed0")
 
 
 def console_path(parent, species):

@@ -18,9 +18,9 @@ os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core, befor
 
 import files  # noqa: E402
 import play  # noqa: E402
+from benchmarks import SPECIES, curriculum_folder  # noqa: E402
 
 EPISODES, SEED = 8, 0
-SPECIES = ("trex", "velociraptor", "brachiosaurus")
 
 
 def main():
@@ -28,7 +28,7 @@ def main():
     rows = []
     for species in SPECIES:
         for stage in (1, 2, 3):
-            folder = os.path.join(ROOT, "results", f"{species}_curriculum_cpu_seed0", f"{species}_stage{stage}")
+            folder = os.path.join(curriculum_folder(os.path.join(ROOT, "results"), species), f"{species}_stage{stage}")
             summary, _ = play.play_episodes(play.load_exported(folder), EPISODES, SEED)
             rows.append({k: summary[k] for k in ("env", "episodes", "steps", "wall_s", "realtime_factor",
                                                  "inference_us_per_step")})

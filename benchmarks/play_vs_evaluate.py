@@ -36,8 +36,7 @@ import numpy as np  # noqa: E402
 import commands  # noqa: E402
 import files  # noqa: E402
 import play  # noqa: E402
-
-SPECIES = ("trex", "velociraptor", "brachiosaurus")
+from benchmarks import SPECIES, curriculum_folder  # noqa: E402
 
 
 def env_draws(exported, seed, episodes):
@@ -124,7 +123,7 @@ def env_draws(exported, seed, episodes):
 
 def stage1(species, curriculum=None):
     """The stage-1 folder of `curriculum` (default: the species' committed one)."""
-    curriculum = curriculum or os.path.join(ROOT, "results", f"{species}_curriculum_cpu_seed0")
+    curriculum = curriculum or curriculum_folder(os.path.join(ROOT, "results"), species)
     return os.path.join(curriculum, f"{species}_stage1")
 
 

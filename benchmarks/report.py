@@ -45,10 +45,9 @@ import envs  # noqa: E402
 import runs  # noqa: E402
 import simulation  # noqa: E402
 import training  # noqa: E402
-from benchmarks import seeds, throughput  # noqa: E402
+from benchmarks import SPECIES, curriculum_folder, seeds, throughput  # noqa: E402
 from configs import ConfigError, curriculum_stages  # noqa: E402
 
-SPECIES = ("trex", "velociraptor", "brachiosaurus")
 SIZES = {  # per backend: envs of the throughput pieces, envs per seed of the seed pieces, updates per timed call
     "gpu": dict(num_envs=(1024, 4096, 8192), seed_envs=1024, updates=10),
     "cpu": dict(num_envs=(64, 256), seed_envs=16, updates=3),
@@ -169,10 +168,6 @@ def run_piece(name, folder):
 
 def piece_path(folder, name):
     return os.path.join(folder, "pieces", name.replace(":", "_") + ".json")
-
-
-def curriculum_folder(curricula, species, backend):
-    return os.path.join(curricula, f"{species}_curriculum_{backend}_seed0")
 
 
 def curriculum_state(folder):

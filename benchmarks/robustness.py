@@ -42,7 +42,7 @@ import ppo_mjx  # noqa: E402
 import randomization  # noqa: E402
 import runs  # noqa: E402
 import training  # noqa: E402
-from configs import CONFIGS, as_range, curriculum_stages, get_config, with_overrides  # noqa: E402
+from configs import as_range, curriculum_stages, get_config, species_names, with_overrides  # noqa: E402
 
 DO_NOTHING_MAX = 0.3  # the most a stage-1 gate may let a do-nothing policy reach
 TOP_SCALE = 2.5  # pushes up to this multiple of the top of the training range
@@ -82,7 +82,7 @@ def success_of_each(name, config, checkpoint, episodes, seed):
 def zero_action_gates(episodes, seed):
     """A row per stage of every species: the gate, and what zero action scores on its metrics."""
     rows = []
-    for species in sorted({name.rsplit("_stage", 1)[0] for name in CONFIGS}):
+    for species in species_names():
         for stage, name in enumerate(curriculum_stages(species), start=1):
             config = get_config(name)
             gate = config["gate"]

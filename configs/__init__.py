@@ -32,15 +32,19 @@ def get_config(name, overrides=None):
     return with_overrides(CONFIGS[name], overrides or {})
 
 
+def species_names():
+    """Every species with stage configs ("<species>_stage<N>"), sorted: the three built in and any `register`ed."""
+    return sorted({name.rsplit("_stage", 1)[0] for name in CONFIGS if "_stage" in name})
+
+
 def curriculum_stages(name):
     """The env names of `name`'s stages in order ("trex" -> trex_stage1, trex_stage2, trex_stage3)."""
     stages = []
     while f"{name}_stage{len(stages) + 1}" in CONFIGS:
         stages.append(f"{name}_stage{len(stages) + 1}")
     if not stages:
-        species = sorted({n.rsplit("_stage", 1)[0] for n in CONFIGS if "_stage" in n})
         raise ConfigError(f"no stage configs for '{name}' (expected {name}_stage1, ...); species with a curriculum: "
-                          f"{', '.join(species)}")
+                          f"{', '.join(species_names())}")
     return stages
 
 

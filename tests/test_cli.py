@@ -21,10 +21,10 @@ import envs
 import evaluate
 import play
 import tinysaur
-from configs import CONFIGS, CPU_DEFAULTS
+from configs import CONFIGS, CPU_DEFAULTS, species_names
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SPECIES = sorted({name.rsplit("_stage", 1)[0] for name in CONFIGS})
+SPECIES = species_names()
 # A tiny run of the made-up species' stage 1 (tests/tinysaur.py), as tests/test_new_species.py's curriculum trains
 # it: 2 updates of 4 envs x 8 steps, 16-step episodes.
 TINY = ["--env", "tinysaur_stage1", *tinysaur.TINY]
