@@ -3,7 +3,7 @@ vmapped over one run (as training's gates call it): its program's compile, then 
 of --repeats), with how long the episodes lasted; for this checkout and, with --before,
 for another checkout (e.g. a worktree at an older commit) with that checkout's modules, each stage in a fresh process
 with the project's XLA CPU flags and no compilation cache. Both must play the same episodes (their summaries are
-compared); the figures go to results/evaluation_time_cpu.json.
+compared); the figures go to results/evaluation_time_cpu.json, or to --out.
 
     git worktree add /tmp/before <commit>
     python benchmarks/evaluation_time.py results/trex_curriculum_cpu_seed0/trex_stage3 --episodes 32 --before /tmp/before
@@ -85,6 +85,8 @@ def main():
     parser.add_argument("--episodes", type=int, default=32, help="episodes per evaluation (a CPU gate's 32)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--before", metavar="CHECKOUT", help="another checkout to time the same evaluations with")
+    parser.add_argument("--out", default=os.path.join(ROOT, "results", "evaluation_time_cpu.json"),
+                        help="the record's JSON file (default: results/evaluation_time_cpu.json)")
     parser.add_argument("--measure", metavar="ROOT", help=argparse.SUPPRESS)  # the child process: one stage, one root
     args = parser.parse_args()
     if args.measure:
@@ -112,9 +114,8 @@ def main():
                   before_commit=commit_of(args.before) if args.before else None, stages=stages,
                   command=" ".join(["python benchmarks/evaluation_time.py", *sys.argv[1:]]),
                   date=time.strftime("%Y-%m-%d"), machine=runs.machine())
-    path = os.path.join(ROOT, "results", "evaluation_time_cpu.json")
-    runs.atomic_write(path, json.dumps(record, indent=1) + "\n")
-    print(f"wrote {path}")
+    runs.atomic_write(args.out, json.dumps(record, indent=1) + "\n")
+    print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":
