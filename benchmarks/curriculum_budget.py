@@ -2,6 +2,7 @@
 
     python benchmarks/curriculum_budget.py                                   # trains the three, then reports
     python benchmarks/curriculum_budget.py --summarize results/runs/budget   # reports three already trained
+    python benchmarks/curriculum_budget.py --projection 10                   # this machine's speed in 10 min
 
 Each trains with `python ppo_mjx.py --env <species> --curriculum --seed 0 --out <parent>/<species>_curriculum_<backend>
 _seed0`, every default config, HOME an empty folder of its own (so its compilation caches start empty), the three
@@ -11,15 +12,23 @@ whole run's wall time (curriculum.json: compiling, gate evaluations and the fina
 updates (`train_wall_s`), steps and gate, the seconds each training program took to compile (console), the time
 outside updates, and whether the run fits BUDGET_S. A curriculum trained in more than one session (resumed) is no
 timing: one line and exit code 2, as for a folder that holds no finished curriculum.
+
+A timing measures the machine as much as the curricula: the same code trained 0.6-1.0 times as fast on different days
+and machines. `--projection MINUTES` starts the three as a timing does, stops them after MINUTES (Ctrl-C: each writes
+its checkpoint), and compares each one's stage-1 env steps/s with the recorded timing's (the report above): its speed
+and its whole run scaled by it, printed and written to results/curriculum_budget_projection_<backend>.json. Ten
+minutes tell whether a 2-h timing here would time the machine or the curricula.
 """
 
 import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -29,6 +38,7 @@ from benchmarks import SPECIES, curriculum_folder  # noqa: E402
 
 STAGES = 3
 BUDGET_S = 2 * 3600  # each curriculum, the three side by side
+WARMUP_UPDATES = 32  # a projection leaves out the first progress lines: they run while the others still compile
 
 
 def fail(message):
@@ -40,8 +50,9 @@ def console_path(parent, species):
     return os.path.join(parent, f"{species}.console.log")
 
 
-def train_side_by_side(parent, backend):
-    """Start the three curricula together, each with an empty HOME, and wait for all; fails if one fails."""
+def train_side_by_side(parent, backend, stop_after_s=None):
+    """Start the three curricula together, each with an empty HOME, and wait for all, or stop them after
+    `stop_after_s`; fails if one fails. Each runs in a session of its own, so that Ctrl-C reaches it once, from here."""
     for species in SPECIES:
         if os.path.exists(curriculum_folder(parent, species, backend)):
             fail(f"{curriculum_folder(parent, species, backend)} exists: a timing starts from scratch (choose another "
@@ -54,10 +65,33 @@ def train_side_by_side(parent, backend):
             procs.append(subprocess.Popen(
                 [sys.executable, "ppo_mjx.py", "--env", species, "--curriculum", "--seed", "0", "--out",
                  curriculum_folder(parent, species, backend)],
-                cwd=ROOT, env=dict(os.environ, HOME=home), stdout=console, stderr=subprocess.STDOUT))
+                cwd=ROOT, env=dict(os.environ, HOME=home), stdout=console, stderr=subprocess.STDOUT,
+                start_new_session=True))
+    deadline = None if stop_after_s is None else time.monotonic() + stop_after_s
+    try:
+        for proc in procs:
+            try:
+                proc.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                break
+    except KeyboardInterrupt:
+        stop(procs)
+        fail(f"stopped by Ctrl-C: each run keeps its last checkpoint in {parent}; no report")
+    if deadline is not None:
+        stop(procs)
+        return
     failed = [species for species, proc in zip(SPECIES, procs) if proc.wait() != 0]
     if failed:
         fail(f"training failed for {', '.join(failed)}: see {parent}/<species>.console.log")
+
+
+def stop(procs):
+    """Ctrl-C to each training still running, then wait for it: it stops after its chunk and writes a checkpoint."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+    for proc in procs:
+        proc.wait()
 
 
 def curriculum_timing(parent, species, backend):
@@ -83,6 +117,35 @@ def curriculum_timing(parent, species, backend):
                 within_budget=wall_s <= BUDGET_S)
 
 
+def stage1_rate(console):
+    """Mean env steps/s of a console's stage-1 progress lines after WARMUP_UPDATES; None where there are none."""
+    lines = re.findall(r"^update (\d+)/\d+\s+steps [\d,]+\s+([\d,]+) steps/s", console.split("stage 2/3")[0], re.M)
+    rates = [float(rate.replace(",", "")) for update, rate in lines if int(update) > WARMUP_UPDATES]
+    return sum(rates) / len(rates) if rates else None
+
+
+def projection(parent, recorded):
+    """Per curriculum: its stage-1 env steps/s here, the recorded timing's (`recorded`, a report), the speed that
+    makes, and the recorded whole run divided by it (compiling and evaluations taken to scale alike)."""
+    rows = []
+    for row in recorded["curricula"]:
+        try:
+            with open(console_path(parent, row["species"])) as f:
+                rate = stage1_rate(f.read())
+        except OSError as e:
+            fail(f"no console of {row['species']} in {parent}: {e}")
+        if rate is None:
+            fail(f"{console_path(parent, row['species'])} has no stage-1 progress past update {WARMUP_UPDATES}: "
+                 "give the projection more minutes")
+        stage1 = row["stages"][0]
+        recorded_rate = stage1["env_steps"] / stage1["train_wall_s"]
+        projected_wall_s = row["wall_s"] * recorded_rate / rate
+        rows.append(dict(species=row["species"], env_steps_per_s=round(rate), recorded_env_steps_per_s=round(
+            recorded_rate), speed=round(rate / recorded_rate, 3), projected_wall_s=round(projected_wall_s, 1),
+            within_budget=projected_wall_s <= BUDGET_S))
+    return rows
+
+
 def markdown(rows, command):
     machine = rows[0]["machine"]
     lines = ["# The curricula's budget: three side by side from scratch", "",
@@ -102,19 +165,53 @@ def markdown(rows, command):
     return "\n".join(lines) + "\n"
 
 
+def report_path(backend):
+    return os.path.join(ROOT, "results", f"curriculum_budget_{backend}.json")
+
+
+def project(args):
+    """--projection: the recorded timing read first (nothing trains without one), the three trained for the minutes
+    given, the projection printed and written."""
+    if args.projection <= 0:
+        fail(f"--projection {args.projection:g}: minutes above 0")
+    try:
+        with open(report_path(args.backend)) as f:
+            recorded = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"no recorded timing to project from: {e}")
+    parent = args.parent or tempfile.mkdtemp(prefix="budget-projection-")
+    train_side_by_side(parent, args.backend, stop_after_s=args.projection * 60)
+    rows = projection(parent, recorded)
+    out = args.out or os.path.join(ROOT, "results", f"curriculum_budget_projection_{args.backend}.json")
+    files.write_record(out, dict(budget_s=BUDGET_S, minutes=args.projection, recorded=recorded["machine"]["cpu"],
+                                 curricula=rows), f"python benchmarks/curriculum_budget.py --projection "
+                       f"{args.projection:g}", ("jax", "jaxlib", "mujoco", "mujoco-mjx", "flax"))
+    for r in rows:
+        print(f"{r['species']}: {r['env_steps_per_s']:,} env steps/s in stage 1 against "
+              f"{r['recorded_env_steps_per_s']:,} recorded ({r['speed']:.2f}x): the whole curriculum about "
+              f"{r['projected_wall_s'] / 60:.0f} min, {'within' if r['within_budget'] else 'past'} the budget")
+    print(f"wrote {out}; the stopped runs are in {parent}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parent", default=os.path.join(ROOT, "results", "runs", "budget"),
-                        help="where the three curricula train (a folder that holds none of them)")
+    parser.add_argument("--parent", help="where the three curricula train, a folder that holds none of them (default: "
+                        "results/runs/budget; with --projection, a new temporary folder)")
     parser.add_argument("--summarize", metavar="PARENT", help="report the three curricula already trained in PARENT")
+    parser.add_argument("--projection", type=float, metavar="MINUTES",
+                        help="train the three for MINUTES and project the recorded timing onto this machine's speed")
     parser.add_argument("--backend", default="cpu", help="the backend named in the run folders and the report")
-    parser.add_argument("--out", default=None, help="default: results/curriculum_budget_<backend>.json (and .md)")
+    parser.add_argument("--out", default=None, help="default: results/curriculum_budget_<backend>.json (and .md); "
+                        "with --projection, results/curriculum_budget_projection_<backend>.json")
     args = parser.parse_args(argv)
-    parent = args.summarize or args.parent
+    if args.projection is not None:
+        project(args)
+        return
+    parent = args.summarize or args.parent or os.path.join(ROOT, "results", "runs", "budget")
     if not args.summarize:
         train_side_by_side(parent, args.backend)
     rows = [curriculum_timing(parent, species, args.backend) for species in SPECIES]
-    out = args.out or os.path.join(ROOT, "results", f"curriculum_budget_{args.backend}.json")
+    out = args.out or report_path(args.backend)
     command = "python benchmarks/curriculum_budget.py" + (f" --summarize {os.path.relpath(parent, ROOT)}"
                                                          if args.summarize else "")
     files.write_record(out, dict(budget_s=BUDGET_S, curricula=rows), command,

@@ -1,5 +1,5 @@
-"""benchmarks/curriculum_budget.py reads each curriculum's timing from its run folder and console, and refuses what
-is no timing."""
+"""benchmarks/curriculum_budget.py reads each curriculum's timing from its run folder and console, refuses what is no
+timing, and projects the recorded timing onto a machine's speed from a few minutes of training."""
 
 import json
 import os
@@ -57,3 +57,73 @@ def test_a_timing_refuses_a_parent_that_holds_a_curriculum_before_it_starts_any(
     with pytest.raises(SystemExit) as e:
         curriculum_budget.main(["--parent", str(tmp_path), "--out", str(tmp_path / "budget.json")])
     assert e.value.code == 2 and "velociraptor_curriculum_cpu_seed0 exists" in capsys.readouterr().err
+
+
+def progress(updates, rate, first=4):
+    return "".join(f"update {u}/976  steps {u * 5120:,}  {rate:,} steps/s  ETA 100s  return 1.0  length 50.0  kl 0.01\n"
+                   for u in range(first, updates + 1, 4))
+
+
+RECORDED = dict(machine=MACHINE, curricula=[
+    dict(species=species, wall_s=6000.0, stages=[dict(env_steps=3_000_000, train_wall_s=1500.0)])
+    for species in ("trex", "velociraptor", "brachiosaurus")])  # stage 1 at 2,000 env steps/s
+
+
+def test_a_projection_scales_the_recorded_run_by_the_stage1_speed_past_the_warmup(tmp_path):
+    consoles = dict(trex=progress(32, 9_999) + progress(80, 1_200, first=36),  # warm-up lines left out
+                    velociraptor=progress(60, 2_500) + "curriculum velociraptor: stage 2/3\n" + progress(20, 9_999),
+                    brachiosaurus=progress(48, 1_000))
+    for species, console in consoles.items():
+        (tmp_path / f"{species}.console.log").write_text(console)
+    rows = {r["species"]: r for r in curriculum_budget.projection(str(tmp_path), RECORDED)}
+    assert rows["trex"]["env_steps_per_s"] == 1_200 and rows["trex"]["speed"] == 0.6
+    assert rows["trex"]["projected_wall_s"] == 10_000.0 and not rows["trex"]["within_budget"]
+    assert rows["velociraptor"]["speed"] == 1.25 and rows["velociraptor"]["projected_wall_s"] == 4_800.0
+    assert rows["velociraptor"]["within_budget"]
+    assert rows["brachiosaurus"]["speed"] == 0.5
+
+
+class FakeTraining:
+    """A curriculum that prints stage-1 progress and runs until it is sent Ctrl-C."""
+
+    started = []
+
+    def __init__(self, args, stdout, **kwargs):
+        stdout.write(progress(80, 1_500))
+        self.signals, self.session = [], kwargs.get("start_new_session")
+        FakeTraining.started.append(self)
+
+    def poll(self):
+        return 130 if self.signals else None
+
+    def wait(self, timeout=None):
+        if not self.signals and timeout is not None:
+            raise curriculum_budget.subprocess.TimeoutExpired("ppo_mjx.py", timeout)
+        return 130
+
+    def send_signal(self, signum):
+        self.signals.append(signum)
+
+
+def test_a_projection_stops_each_training_once_with_ctrl_c_and_writes_its_record(tmp_path, monkeypatch, capsys):
+    recorded = tmp_path / "recorded.json"
+    recorded.write_text(json.dumps(RECORDED))
+    monkeypatch.setattr(FakeTraining, "started", [])
+    monkeypatch.setattr(curriculum_budget, "report_path", lambda backend: str(recorded))
+    monkeypatch.setattr(curriculum_budget.subprocess, "Popen", FakeTraining)
+    out = tmp_path / "projection.json"
+    curriculum_budget.main(["--projection", "0.001", "--parent", str(tmp_path / "runs"), "--out", str(out)])
+    assert [t.signals for t in FakeTraining.started] == [[curriculum_budget.signal.SIGINT]] * 3
+    assert all(t.session for t in FakeTraining.started)
+    report = json.loads(out.read_text())
+    assert [r["speed"] for r in report["curricula"]] == [0.75] * 3 and report["recorded"] == "Test CPU"
+    assert "trex: 1,500 env steps/s in stage 1 against 2,000 recorded (0.75x)" in capsys.readouterr().out
+
+
+def test_a_projection_without_a_recorded_timing_or_minutes_is_one_line_and_exit_code_2(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(curriculum_budget, "report_path", lambda backend: str(tmp_path / "none.json"))
+    monkeypatch.setattr(curriculum_budget.subprocess, "Popen", lambda *a, **k: pytest.fail("a training started"))
+    for minutes, message in (("10", "no recorded timing to project from"), ("0", "--projection 0: minutes above 0")):
+        with pytest.raises(SystemExit) as e:
+            curriculum_budget.main(["--projection", minutes, "--parent", str(tmp_path / "runs")])
+        assert e.value.code == 2 and message in capsys.readouterr().err
