@@ -79,8 +79,8 @@ def train_side_by_side(parent, backend, stop_after_s=None):
         fail(f"stopped by Ctrl-C: each run keeps its last checkpoint in {parent}; no report")
     if deadline is not None:
         stop(procs)
-        return
-    failed = [species for species, proc in zip(SPECIES, procs) if proc.wait() != 0]
+    finished = (0, 130) if deadline is not None else (0,)  # 130: stopped by Ctrl-C, as cli.py exits then
+    failed = [species for species, proc in zip(SPECIES, procs) if proc.wait() not in finished]
     if failed:
         fail(f"training failed for {', '.join(failed)}: see {parent}/<species>.console.log")
 

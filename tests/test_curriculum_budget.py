@@ -127,3 +127,27 @@ def test_a_projection_without_a_recorded_timing_or_minutes_is_one_line_and_exit_
         with pytest.raises(SystemExit) as e:
             curriculum_budget.main(["--projection", minutes, "--parent", str(tmp_path / "runs")])
         assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+class CrashedTraining(FakeTraining):
+    """A curriculum that prints stage-1 progress and then fails on its own."""
+
+    def poll(self):
+        return 1
+
+    def wait(self, timeout=None):
+        return 1
+
+
+def test_a_projection_reports_a_training_that_failed_before_its_stop_as_one_line_and_exit_code_2(tmp_path, monkeypatch,
+                                                                                                capsys):
+    recorded = tmp_path / "recorded.json"
+    recorded.write_text(json.dumps(RECORDED))
+    monkeypatch.setattr(curriculum_budget, "report_path", lambda backend: str(recorded))
+    monkeypatch.setattr(FakeTraining, "started", [])
+    monkeypatch.setattr(curriculum_budget.subprocess, "Popen", CrashedTraining)
+    with pytest.raises(SystemExit) as e:
+        curriculum_budget.main(["--projection", "0.001", "--parent", str(tmp_path / "runs"),
+                                "--out", str(tmp_path / "projection.json")])
+    assert e.value.code == 2 and "training failed for trex, velociraptor, brachiosaurus" in capsys.readouterr().err
+    assert not (tmp_path / "projection.json").exists()
