@@ -34,11 +34,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import files  # noqa: E402
-from benchmarks import SPECIES, curriculum_folder  # noqa: E402
+from benchmarks import SPECIES, curriculum_folder, progress_line  # noqa: E402
 
 STAGES = 3
 BUDGET_S = 2 * 3600  # each curriculum, the three side by side
 WARMUP_UPDATES = 32  # a projection leaves out the first progress lines: they run while the others still compile
+PACKAGES = ("jax", "jaxlib", "mujoco", "mujoco-mjx", "flax")  # whose versions each record names
 
 
 def fail(message):
@@ -119,8 +120,8 @@ def curriculum_timing(parent, species, backend):
 
 def stage1_rate(console):
     """Mean env steps/s of a console's stage-1 progress lines after WARMUP_UPDATES; None where there are none."""
-    lines = re.findall(r"^update (\d+)/\d+\s+steps [\d,]+\s+([\d,]+) steps/s", console.split("stage 2/3")[0], re.M)
-    rates = [float(rate.replace(",", "")) for update, rate in lines if int(update) > WARMUP_UPDATES]
+    lines = filter(None, map(progress_line, console.split("stage 2/3")[0].splitlines()))
+    rates = [rate for update, rate in lines if update > WARMUP_UPDATES]
     return sum(rates) / len(rates) if rates else None
 
 
@@ -185,7 +186,7 @@ def project(args):
     out = args.out or os.path.join(ROOT, "results", f"curriculum_budget_projection_{args.backend}.json")
     files.write_record(out, dict(budget_s=BUDGET_S, minutes=args.projection, recorded=recorded["machine"]["cpu"],
                                  curricula=rows), f"python benchmarks/curriculum_budget.py --projection "
-                       f"{args.projection:g}", ("jax", "jaxlib", "mujoco", "mujoco-mjx", "flax"))
+                       f"{args.projection:g}", PACKAGES)
     for r in rows:
         print(f"{r['species']}: {r['env_steps_per_s']:,} env steps/s in stage 1 against "
               f"{r['recorded_env_steps_per_s']:,} recorded ({r['speed']:.2f}x): the whole curriculum about "
@@ -214,8 +215,7 @@ def main(argv=None):
     out = args.out or report_path(args.backend)
     command = "python benchmarks/curriculum_budget.py" + (f" --summarize {os.path.relpath(parent, ROOT)}"
                                                          if args.summarize else "")
-    files.write_record(out, dict(budget_s=BUDGET_S, curricula=rows), command,
-                       ("jax", "jaxlib", "mujoco", "mujoco-mjx", "flax"))
+    files.write_record(out, dict(budget_s=BUDGET_S, curricula=rows), command, PACKAGES)
     files.atomic_write(os.path.splitext(out)[0] + ".md", markdown(rows, command))
     for r in rows:
         print(f"{r['species']}: {r['wall_s'] / 60:.1f} min, {'within' if r['within_budget'] else 'past'} the budget")

@@ -19,6 +19,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+
+from benchmarks import progress_line  # noqa: E402
+
 COMMAND = ["ppo_mjx.py", "--env", "trex_stage1", "--seed", "0"]
 MILESTONES = {"sizing": "no GPU found", "env": "env trex_stage1:", "compiling": "compiling the training program",
               "compiled": "compiled in", "first_progress": "update "}
@@ -44,8 +47,9 @@ def start_once(home, progress_lines, xla_flags, out):
         for name, prefix in MILESTONES.items():
             if name not in seen and line.startswith(prefix):
                 seen[name] = elapsed
-        if line.startswith("update "):
-            progress.append(float(re.search(r"([\d,]+) steps/s", line).group(1).replace(",", "")))
+        parsed = progress_line(line)
+        if parsed:
+            progress.append(parsed[1])
             if len(progress) == progress_lines:
                 process.send_signal(signal.SIGINT)
     process.wait()
