@@ -2,33 +2,29 @@
 
     python ppo_mjx.py --env trex_stage1 --seed 0        # the command line lives in cli.py
 
-This file is the algorithm alone: copy it into another project with its env, ours (envs.py) or any other. It imports
-jax, flax, optax and distrax only, besides the standard library. What it needs of an env (gymnax's interface):
+The algorithm alone (jax, flax, optax, distrax): copy it into another project with its env, ours (envs.py) or any
+other. What it needs of an env (gymnax's interface):
     env.observation_size, env.action_size    ints
     env.reset(key) -> state                  one env; the trainer vmaps it
-    env.step(state, action, params) -> state the action unclipped; `params` is any pytree the env reads (reward
-                                             weights, say), passed through unchanged from `hparams["env_params"]`
-    env.default_params                       the params `make_train`'s `train` uses when given no `hparams`
-and of a state: `obs`, `reward`, `terminated` (no bootstrapping), `truncated` (the time limit: bootstrap from
-`final_obs`, the observation before the env's auto-reset), `final_obs`, and `info`, a dict of per-step scalars that
-the metrics average; an optional `nan_reset` info key is counted instead (`nan_resets`). A privileged critic: a state
-whose `critic_obs` and `final_critic_obs` are arrays, not None (or absent), hands the critic its own observation,
-normalized by statistics of its own; the policy reads `obs` alone, in training as deployed.
+    env.step(state, action, params) -> state the action unclipped; `params` any pytree the env reads (reward weights,
+                                             say), passed on from `hparams["env_params"]`
+    env.default_params                       the params `train` uses when given no `hparams`
+and of a state: `obs`, `reward`, `terminated` (no bootstrap), `truncated` (the time limit: bootstrap from `final_obs`,
+the observation before the auto-reset), `final_obs` and `info`, per-step scalars the metrics average (an optional
+`nan_reset` is counted). A state whose `critic_obs` and `final_critic_obs` are arrays gives the critic a privileged
+observation with statistics of its own; the policy reads `obs` alone, in training as deployed.
 
 Read top to bottom: network, normalizer, GAE, loss, hyperparameters and optimizer, the trainer (`_env_step`,
 `_calculate_gae`, `_mirror_images`, `_update_epoch`, `_update_minibatch`), `make_train`, metrics, the policy to
-evaluate. `make_trainer` splits `make_train`'s program into `init` and `run_updates`, so that training.py runs updates
-in chunks.
+evaluate. `make_trainer` splits the program into `init` and `run_updates`, so that training.py runs it in chunks.
 
-Differences from PureJAXRL's ppo_continuous_action.py: time-limit truncation bootstraps from the value of the
-observation before the auto-reset (termination never bootstraps); exploration noise may be correlated in time
-(`exploring_gaussian`); observation-normalizer statistics live in the train state; metrics are reduced to per-update
-scalars inside the scan; numeric hyperparameters and the env's params are array inputs of the program (`hparams`), so
-seeds and sweeps vmap into one program (`jax.vmap(train)(keys, stack([hparams, ...]))`); the learning rate may adapt
-to each minibatch's KL as rsl_rl's does (`desired_kl`); an env with a left-right `mirror` (signed permutations of the
-observation and the action) may train on each sample's mirror image too, as rsl_rl's symmetry augmentation does, and
-pay for the policy's asymmetry with or without those samples (`symmetry_augmentation`, `symmetry_loss`), each image's
-ratio taken as rsl_rl does (over its sample's log-prob) or, decoupled, from 1 (`symmetry_ratio_from_image`).
+Beyond PureJAXRL's ppo_continuous_action.py: truncation bootstraps (termination never does); exploration noise may be
+correlated in time (`exploring_gaussian`); the normalizer lives in the train state; metrics are per-update scalars;
+numeric hyperparameters and env params are array inputs (`hparams`), so seeds and sweeps vmap into one program
+(`jax.vmap(train)(keys, stack([hparams, ...]))`); the learning rate may adapt to the KL as rsl_rl's does
+(`desired_kl`); an env with a left-right `mirror` may train on mirror images and pay for asymmetry, as rsl_rl's
+symmetry augmentation does (`symmetry_augmentation`, `symmetry_loss`), an image's ratio from its sample's log-prob or,
+decoupled, from 1 (`symmetry_ratio_from_image`).
 """
 
 if __name__ == "__main__":  # the command line (cli.py): settings that XLA reads when it loads, first
@@ -50,10 +46,9 @@ from flax import struct
 
 
 class ActorCritic(nn.Module):
-    """Separate tanh MLPs: (action mean, log-std, value). The log-std is state-independent; `gaussian` makes the
-    policy of the first two. The raw outputs (no distribution object) keep the mean alone traceable with a symbolic
-    batch size, as ONNX export (export.py) needs. The critic reads `critic_obs` where the env has one (privileged),
-    else `obs`; acting (`value=False`) skips it."""
+    """Separate tanh MLPs: (action mean, state-independent log-std, value); raw outputs, no distribution object, so
+    the mean traces with a symbolic batch size for ONNX export. The critic reads `critic_obs` where there is one, else
+    `obs`; acting (`value=False`) skips it."""
 
     action_size: int
     actor_hidden: tuple
@@ -77,19 +72,17 @@ class ActorCritic(nn.Module):
 
 
 def gaussian(mean, log_std):
-    """The policy: a diagonal Gaussian. Its log-prob and entropy are exact and cheap; the env clips actions to
-    [-1, 1] while the log-prob stays on the unclipped sample (a tanh-squashed policy needs a log-det correction and has
-    no closed-form entropy)."""
+    """The policy: a diagonal Gaussian, exact log-prob and entropy on the unclipped sample (the env clips to [-1, 1];
+    a tanh squash needs a log-det correction and has no closed-form entropy)."""
     return distrax.MultivariateNormalDiag(mean, jnp.exp(log_std))
 
 
 def exploring_gaussian(mean, log_std, carried_noise, correlation):
-    """The rollout's policy when its exploration noise is correlated in time (`action_noise_correlation`): AR(1) noise,
-    N(0, 1) per step in its stationary law. Given `carried_noise` (correlation times the last step's standardized
-    noise), the action is Gaussian around the mean plus that noise, with the fresh part's std, std * sqrt(1 -
-    correlation^2): the PPO ratio and entropy credit each step with its fresh noise alone. At correlation 0 it is
-    `gaussian`, PureJAXRL's white noise. Why: on gripping contacts white jitter alone can hold a body up, so a policy
-    learns to lean on its noise and its mean action falls."""
+    """The rollout's policy with exploration noise correlated in time (`action_noise_correlation`): AR(1) noise, N(0, 1)
+    per step in its stationary law. Around the mean plus `carried_noise` (correlation times the last standardized
+    noise), with the fresh part's std, std * sqrt(1 - correlation^2), so the ratio and entropy credit each step with its
+    fresh noise alone; at 0 it is `gaussian`. Why: on gripping contacts white jitter alone can hold a body up, and the
+    mean action learnt that way falls."""
     if not correlation:  # a static setting
         return gaussian(mean, log_std)
     return gaussian(mean + jnp.exp(log_std) * carried_noise, log_std + 0.5 * math.log(1.0 - correlation**2))
@@ -110,8 +103,7 @@ class Normalizer:
 
 
 def normalizer_start(obs_batch, normalize_obs=True):
-    """The statistics of a first batch, or fixed ones (mean 0, variance 1) when observations go unnormalized; None for
-    no observation (an env without a critic observation)."""
+    """The statistics of a first batch (mean 0, variance 1 unnormalized); None for no observation (no critic's)."""
     if obs_batch is None:
         return None
     if not normalize_obs:
@@ -132,8 +124,7 @@ def normalizer_update(norm, obs_batch):
 
 
 def critic_observation(state, final=False):
-    """An env state's observation for the critic alone (`final`: at the end of its last transition, before any
-    auto-reset); None where the env hands none and the critic reads `obs`."""
+    """The state's critic observation (`final`: before any auto-reset); None where the critic reads `obs`."""
     return getattr(state, "final_critic_obs" if final else "critic_obs", None)
 
 
@@ -145,9 +136,8 @@ def normalize(norm, obs):
 
 
 def gae_advantages(rewards, values, next_values, terminated, truncated, gamma, gae_lambda):
-    """GAE over a [time, env] rollout. `next_values[t]` is V(obs after step t, before any reset): it bootstraps
-    through truncation and continuing steps, and is zeroed on termination. The recursion stops at every episode end.
-    Returns (advantages, value targets)."""
+    """GAE over a [time, env] rollout -> (advantages, value targets). `next_values[t]` is V(obs after step t, before
+    any reset): it bootstraps truncation, not termination; the recursion stops at every episode end."""
     deltas = rewards + gamma * next_values * (1.0 - terminated) - values
     done = jnp.logical_or(terminated, truncated).astype(jnp.float32)
 
@@ -177,12 +167,10 @@ class Batch:
 
 
 def ppo_loss(params, apply_fn, batch, hparams, noise_correlation=0.0, reflect=None, symmetry_loss=0.0):
-    """PPO's clipped surrogate, clipped value loss and entropy bonus on a minibatch; advantages are normalized within
-    it. With `reflect` (an action's mirror image) also `symmetry_loss` times the mean squared gap between the mean
-    action of each sample's mirror image and the mirror image of its mean action: the image is `mirrored_obs`, or,
-    where that is None, the sample after it (an augmented minibatch holds each sample beside its image). Returns
-    (total loss, {actor_loss, value_loss, entropy, approx_kl, clip_fraction[, importance_weight, mirror_gap]}).
-    With `batch.weight` each sample's surrogate is weighted by it, and the KL and clip fraction are weighted means."""
+    """PPO's clipped surrogate (each sample's weighted by `batch.weight`, if any), clipped value loss and entropy bonus
+    on a minibatch, advantages normalized within it. With `reflect` (an action's mirror image) also `symmetry_loss`
+    times the mean squared gap between the mean action of each sample's mirror image (`mirrored_obs`, or where None the
+    sample after it) and the mirror image of its mean action. Returns (total, {actor_loss, value_loss, ...})."""
     mean, log_std, value = apply_fn(params, batch.obs, batch.critic_obs)
     pi = exploring_gaussian(mean, log_std, batch.carried_noise, noise_correlation)
     value_clipped = batch.value + jnp.clip(value - batch.value, -hparams["clip_eps"], hparams["clip_eps"])
@@ -210,15 +198,13 @@ def ppo_loss(params, apply_fn, batch, hparams, noise_correlation=0.0, reflect=No
     return total, losses
 
 
-# One settings channel: `train` reads these numbers and the env's params from `hparams` (made by `hyperparameters`)
-# as traced float32 arrays, so the members of one vmapped program may differ in them; every other config key fixes
-# array shapes or program structure (sizes, counts, flags) and is read from `config` when the program is built.
+# `train` reads these and the env's params from `hparams` as traced float32 arrays, so members of one vmapped program
+# may differ in them; every other config key fixes shapes or structure and is read from `config` at build time.
 HYPERPARAMETERS = ("lr", "ent_coef", "clip_eps", "vf_coef", "max_grad_norm", "gamma", "gae_lambda")
 
 
 def hyperparameters(config, env_params):
-    """`hparams`: the traced hyperparameters of `config` as float32 arrays, with `env_params` (e.g. the env's
-    `default_params`) under "env_params" for `env.step`."""
+    """`hparams`: `config`'s traced hyperparameters, with `env_params` (e.g. `env.default_params`) for `env.step`."""
     return dict({k: jnp.float32(config[k]) for k in HYPERPARAMETERS}, env_params=env_params)
 
 
@@ -228,9 +214,8 @@ def stack(trees):
 
 
 def make_optimizer(config, hparams, num_optimizer_steps):
-    """Adam after global-norm gradient clipping, from the traced `hparams`. The learning rate starts at `lr`; with
-    `desired_kl` > 0 it adapts and lives in the optimizer's state (`adapted_learning_rate`), else with `anneal_lr` it
-    decays linearly to 0 over the run. Built wherever it is used (init and update): it holds no state of its own."""
+    """Adam after global-norm clipping, from the traced `hparams`: the learning rate starts at `lr` and adapts in the
+    optimizer's state with `desired_kl` > 0, or with `anneal_lr` decays linearly to 0. Stateless: built where used."""
     if config["desired_kl"] > 0:
         adam = optax.inject_hyperparams(optax.adam)(learning_rate=hparams["lr"], eps=1e-5)
     else:
@@ -240,10 +225,9 @@ def make_optimizer(config, hparams, num_optimizer_steps):
 
 
 def adapted_learning_rate(opt_state, kl, desired_kl):
-    """rsl_rl's adaptive schedule (legged_gym, Isaac Lab, mjlab) on the adaptive optimizer's state (make_optimizer):
-    the learning rate for the next step from a minibatch's KL before it (the loss's `approx_kl`, where rsl_rl takes the
-    Gaussians' KL in closed form), divided by 1.5 when the KL is over twice `desired_kl`, multiplied by 1.5 when it is
-    under half of it, kept within [1e-5, 1e-2]. Returns (the state with that rate, the rate)."""
+    """rsl_rl's adaptive schedule (legged_gym, Isaac Lab, mjlab): the next step's learning rate from a minibatch's
+    `approx_kl` (rsl_rl: the closed-form KL), /1.5 over twice `desired_kl`, x1.5 under half of it, within [1e-5, 1e-2].
+    Returns (the optimizer state with that rate, the rate)."""
     clip_state, adam_state = opt_state
     lr = adam_state.hyperparams["learning_rate"]
     lr = jnp.where(kl > 2.0 * desired_kl, jnp.maximum(1e-5, lr / 1.5), lr)
@@ -319,8 +303,8 @@ def check_config(config):
 
 @dataclass(frozen=True)
 class Trainer:
-    """The PPO program in two pure pieces: `init(rng, hparams) -> Runner` and `run_updates(runner, hparams, n) ->
-    (runner, per-update metrics)` for a static number of updates, `hparams` as made by `hyperparameters`."""
+    """PPO in two pure pieces: `init(rng, hparams) -> Runner`, `run_updates(runner, hparams, n) -> (runner,
+    per-update metrics)`."""
 
     init: Callable
     run_updates: Callable
@@ -388,9 +372,8 @@ def make_trainer(config, env):
                                   hparams["gamma"], hparams["gae_lambda"])
 
         def _mirror_images(batch, mirrored_obs):
-            """Each sample's mirror image, where the policy's answer is compared with its own (`mirrored_obs`, the
-            loss alone) and, augmented, trained on: the reflected body's actions have the same density, advantage and
-            return. Each image lies beside its sample: pairs share a minibatch, where one pass serves the loss."""
+            """Each sample's mirror image (the reflected body's action has the same density, advantage and return):
+            for the loss alone `mirrored_obs`; augmented, a sample beside its own, so a pair shares a minibatch."""
             images = flat(normalize(runner.normalizer, mirrored_obs))
             if not augment:
                 return batch.replace(mirrored_obs=images)
@@ -454,10 +437,9 @@ def make_trainer(config, env):
 
 
 def make_train(config, env):
-    """`train(rng, hparams=None)` runs the whole PPO training as one jittable function: {"runner": final state,
-    "metrics": per-update scalars}. `hparams` (default: the config's with `env.default_params`, see
-    `hyperparameters`) may hold traced values, so `jax.vmap(train)(keys, hparams)` runs a batch of seeds and
-    hyperparameter settings as one program."""
+    """`train(rng, hparams=None)` -> {"runner": final state, "metrics": per-update scalars}, one jittable function.
+    `hparams` (default: the config's and `env.default_params`) may be traced: `jax.vmap(train)(keys, hparams)` runs
+    seeds and hyperparameter settings as one program."""
     trainer = make_trainer(config, env)
 
     def train(rng, hparams=None):
@@ -469,9 +451,8 @@ def make_train(config, env):
 
 
 def update_metrics(traj, losses, targets, update, batch_size):
-    """Per-update scalars (memory stays constant in steps x envs): episodes that ended in this rollout, rewards, the
-    value fit, every scalar the env reports in its `info` (means; an optional `nan_reset` as a count) and the losses'
-    means."""
+    """Per-update scalars: episodes ended in the rollout, rewards, the value fit, the means of the env's `info` (an
+    optional `nan_reset` counted) and of the losses."""
     done = traj.terminated | traj.truncated
     episodes = done.sum()
     per_episode = lambda x: jnp.where(episodes > 0, x.sum() / jnp.maximum(episodes, 1), jnp.nan)
@@ -495,15 +476,13 @@ def update_metrics(traj, losses, targets, update, batch_size):
 
 
 def policy_mean(config, action_size, params, normalizer):
-    """obs -> the Gaussian's mean clipped to [-1, 1], as the env clips it: the deterministic policy a user deploys
-    (export.py writes it to ONNX)."""
+    """obs -> the Gaussian's mean clipped to [-1, 1]: the deterministic policy a user deploys (export.py's ONNX)."""
     network = make_network(config, action_size)
     return lambda obs: jnp.clip(network.apply(params, normalize(normalizer, obs), value=False)[0], -1.0, 1.0)
 
 
 def evaluation_policy(config, action_size, params, normalizer, mean=False):
-    """(obs, key) -> action: actions sampled from the policy's Gaussian (white noise: an evaluation keeps no noise from
-    step to step), or (`mean`) the Gaussian's mean alone, what a user deploys."""
+    """(obs, key) -> action sampled from the Gaussian (white noise), or with `mean` its mean, what a user deploys."""
     network = make_network(config, action_size)
 
     def policy(obs, key):
