@@ -10,6 +10,13 @@ paths and machine records.
     python benchmarks/same_metrics.py --against HEAD --both privileged_critic=True --no-record  # a path off by default
     python benchmarks/same_metrics.py --against 1bafe1a --set randomize.enabled=False --set eval_actions=sampled \
         --set push_speed=0.4 --set push_interval=50 --set ent_coef=0.001 --set gamma=0.97
+    python benchmarks/same_metrics.py --against HEAD --program --both symmetry_augmentation=True --no-record
+
+`--program` trains nothing: it compares the training programs as lowered to StableHLO (source locations dropped) for
+16 envs and 2 updates, the env's defaults in them, in a minute or two. Equal programs train equal numbers on any
+machine, so a change that leaves the program as it was (comments, names, moved code) needs no training; a difference
+proves nothing (reordered but equivalent operations differ too), and the check by training decides. It leaves
+evaluate.py's program out.
 
 `--set` gives the checkout under test settings its reference predates (they turn new features off); `--both` gives
 both checkouts a setting, to compare a path the defaults leave off. Keys that only one side's JSON has are listed
@@ -102,6 +109,22 @@ def train_and_evaluate(root, evaluations, tmp, env, settings=()):
     return values, len(rows)
 
 
+# Run in a checkout (python -c: its folder on sys.path): the sha256 of its train program for argv's env and KEY=VALUEs.
+LOWER_PROGRAM = """
+import hashlib, re, sys
+import jax, configs, envs, ppo_mjx
+name, settings = sys.argv[1], configs.parse_overrides(sys.argv[2:])
+config = configs.get_config(name, dict(settings, num_envs=16, total_timesteps=640, num_minibatches=4))
+text = jax.jit(ppo_mjx.make_train(config, envs.env_from_config(name, config))).lower(jax.random.PRNGKey(0)).as_text()
+print(hashlib.sha256(re.sub(r"loc\\(.*?\\)|#loc\\d*( = .*)?", "", text).encode()).hexdigest())
+"""
+
+
+def program_hash(root, env, settings):
+    """sha256 of the train program that `root`'s code lowers for `env` with `settings` (KEY=VALUE strings)."""
+    return run(root, "-c", LOWER_PROGRAM, env, *settings).strip().splitlines()[-1]
+
+
 def has_flag(text, flag):
     return re.search(rf"(?<![\w-]){flag}(?![\w-])", text) is not None
 
@@ -137,7 +160,7 @@ def write_note(path, note):
     os.replace(temporary, path)
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", required=True, metavar="COMMIT", help="reference commit (a temporary worktree)")
     parser.add_argument("--env", default="trex_stage1", help="the env trained (a stage whose code changed)")
@@ -149,7 +172,9 @@ def main():
                         help="a setting for the checkout under test only, e.g. randomize.enabled=False")
     parser.add_argument("--both", action="append", default=[], metavar="KEY=VALUE",
                         help="a setting for both checkouts, e.g. privileged_critic=True")
-    args = parser.parse_args()
+    parser.add_argument("--program", action="store_true",
+                        help="compare the lowered training programs instead of training (equal: the same numbers)")
+    args = parser.parse_args(argv)
     args.record = args.record or os.path.join(ROOT, "results", f"same_metrics_{args.env}.json")
     root = os.path.abspath(args.root)
     head = git(root, "rev-parse", "--short", "HEAD", error=f"--root {args.root} is not a git checkout")
@@ -165,14 +190,29 @@ def main():
         worktree = os.path.join(tmp, "reference")
         git(root, "worktree", "add", "--detach", worktree, reference)
         try:
-            evaluations = accepted({label: root, reference: worktree})
-            print(f"training and evaluating with {label}, then with {reference} (minutes each)", flush=True)
-            mine, updates = train_and_evaluate(root, evaluations[label], os.path.join(tmp, "mine"), args.env,
-                                               args.both + args.set)
-            theirs, _ = train_and_evaluate(worktree, evaluations[reference], os.path.join(tmp, "theirs"), args.env,
-                                           args.both)
+            if args.program:
+                print(f"lowering the training program with {label}, then with {reference}", flush=True)
+                same = program_hash(root, args.env, args.both + args.set) == program_hash(worktree, args.env, args.both)
+            else:
+                evaluations = accepted({label: root, reference: worktree})
+                print(f"training and evaluating with {label}, then with {reference} (minutes each)", flush=True)
+                mine, updates = train_and_evaluate(root, evaluations[label], os.path.join(tmp, "mine"), args.env,
+                                                   args.both + args.set)
+                theirs, _ = train_and_evaluate(worktree, evaluations[reference], os.path.join(tmp, "theirs"),
+                                               args.env, args.both)
         finally:
             subprocess.run(["git", "-C", root, "worktree", "remove", "--force", worktree], capture_output=True)
+    settings = [f"--set {s}" for s in args.both + args.set]
+    if args.program:
+        verdict = (f"{label} lowers the same training program as {reference}: it trains the same numbers" if same else
+                   f"{label} lowers another training program than {reference}: compare them by training (no --program)")
+        print(verdict)
+        if not args.no_record:
+            write_note(args.record, dict(commit=head, uncommitted_py_changes=dirty, against=reference,
+                                         commands=[f"lowered: {args.env} {' '.join(settings)}, 16 envs, 2 updates"],
+                                         verdict=verdict, date=time.strftime("%Y-%m-%d %H:%M")))
+            print(f"wrote {args.record}")
+        sys.exit(0 if same else 1)
     keys = [k for k in mine if k in theirs]
     one_side = [f"{k} (only {label if k in mine else reference})" for k in
                 list(mine) + list(theirs) if (k in mine) != (k in theirs)]
@@ -186,7 +226,6 @@ def main():
                f"{label} trains the same {updates} updates as {reference}: all {len(keys)} values equal bit for bit")
     print(verdict + (":\n" + "\n".join(found[:40]) if found else ""))
     if not args.no_record:
-        settings = [f"--set {s}" for s in args.both + args.set]
         commands = [" ".join(["python ppo_mjx.py", "--env", args.env, *ARGS, *settings, "--out RUN"])] + [
             " ".join(["python evaluate.py RUN", *EVALUATE, *flags]) for flags in evaluations[label].values()]
         write_note(args.record, dict(commit=head, uncommitted_py_changes=dirty, against=reference, commands=commands,
