@@ -68,12 +68,13 @@ def git(root, *args, error=None):
     return done.stdout.strip()
 
 
-def run(root, script, *args):
-    """stdout of `root`'s script run in `root` with the environment that the other checkout's script gets too."""
+def run(root, script, *args, what=None):
+    """stdout of `root`'s script run in `root` with the environment that the other checkout's script gets too; `what`
+    names the script in a failure (default: the script)."""
     done = subprocess.run([sys.executable, script, *args], cwd=root, capture_output=True, text=True,
                           env=dict(ENVIRONMENT, XLA_FLAGS=XLA_CPU_FLAGS))
     if done.returncode:
-        fail(f"{script} in {root} failed: {(done.stderr.strip().splitlines() or ['no output'])[-1]}")
+        fail(f"{what or script} in {root} failed: {(done.stderr.strip().splitlines() or ['no output'])[-1]}")
     return done.stdout
 
 
@@ -122,7 +123,7 @@ print(hashlib.sha256(re.sub(r"loc\\(.*?\\)|#loc\\d*( = .*)?", "", text).encode()
 
 def program_hash(root, env, settings):
     """sha256 of the train program that `root`'s code lowers for `env` with `settings` (KEY=VALUE strings)."""
-    return run(root, "-c", LOWER_PROGRAM, env, *settings).strip().splitlines()[-1]
+    return run(root, "-c", LOWER_PROGRAM, env, *settings, what="lowering the training program").strip().splitlines()[-1]
 
 
 def has_flag(text, flag):

@@ -1,5 +1,6 @@
 """benchmarks/same_metrics.py --program: a change that leaves the lowered training program as it was (a comment) is
-reported the same, exit code 0; a changed constant in the loss is reported as another program, exit code 1."""
+reported the same, exit code 0; a changed constant in the loss as another program, exit code 1; a setting the
+checkout refuses in one line, exit code 2."""
 
 import subprocess
 
@@ -27,3 +28,11 @@ def test_the_lowered_program_tells_a_comment_from_a_changed_constant(tmp_path, c
     trainer.write_text(source.replace(advantage, "(batch.advantage.std() + 1e-6)"))
     code, out = compare_program(capsys, clone)
     assert code == 1 and "lowers another training program" in out, out
+
+
+def test_a_setting_the_checkout_refuses_is_one_line_and_exit_code_2(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        same_metrics.main(["--against", "HEAD", "--program", "--no-record", "--both", "no_such_key=1"])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert stopped.value.code == 2 and len(lines) == 1, lines
+    assert lines[0].startswith("error: lowering the training program in ") and "unknown config key" in lines[0], lines
