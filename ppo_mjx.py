@@ -103,7 +103,7 @@ class Normalizer:
 
 
 def normalizer_start(obs_batch, normalize_obs=True):
-    """The statistics of a first batch (mean 0, variance 1 unnormalized); None for no observation (no critic's)."""
+    """The statistics of a first batch, or mean 0 and variance 1 with `normalize_obs` off; None for no observation."""
     if obs_batch is None:
         return None
     if not normalize_obs:
