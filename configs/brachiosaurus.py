@@ -23,7 +23,9 @@ BRACHIOSAURUS_STAGES = species_stages("brachiosaurus", BRACHIOSAURUS, (
          reward_weights=dict(posture=0.1),  # as stage 2's: at 0.5 it narrowed the wide stance that holds 1.5x pushes
          # the gate's stress test: it also stands 0.8 with every push at 2.4 m/s (1.5x the top)
          gate=dict(stress=dict(settings=dict(push_speed=2.4), min=dict(success_rate=0.8)))),
-    dict(command=dict(forward=(-0.3, 1.2), lateral=(-0.2, 0.2), yaw_rate=(-0.4, 0.4))),  # stage 2: it walks 1.5 m/s
+    dict(command=dict(forward=(-0.3, 1.2), lateral=(-0.2, 0.2), yaw_rate=(-0.4, 0.4)),  # stage 2: it walks 1.5 m/s
+         # turning paid twice the default: at 0.5 its wide stance turned at 0.38 of a commanded yaw rate, at 1.0 1.02
+         reward_weights=dict(command_turn=1.0)),
     dict(tip_sites=("head_tip",),  # food reach: the head tip must reach the food
          success_radius=0.6,  # tip-to-target distance (m) that counts as reached
          target_distance=(1.5, 5.0),  # range (m) of the food's distance ahead: the neck reaches ~2 m ahead of the hips
