@@ -19,6 +19,7 @@ import flax.serialization
 import jax
 import numpy as np
 
+import figures
 import files
 from configs import ConfigError, from_saved, get_config, with_overrides
 
@@ -158,34 +159,10 @@ CURVES = [
 ]
 
 
-def figure(rows, cols, size):
-    """A matplotlib figure and its axes, drawn off-screen. Fixed margins, not a layout engine: the curves are drawn at
-    every checkpoint, and matplotlib's constrained layout nearly doubles the time a figure takes."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(rows, cols, figsize=size)
-    fig.subplots_adjust(left=0.06, right=0.98, bottom=0.1, top=0.88, wspace=0.2, hspace=0.35)
-    return fig, axes
-
-
-def png(fig, title):
-    """The titled figure as PNG bytes; the figure is closed."""
-    import matplotlib.pyplot as plt
-
-    fig.suptitle(title)
-    out = io.BytesIO()
-    fig.savefig(out, format="png", dpi=80)
-    plt.close(fig)
-    return out.getvalue()
-
-
 def plot_curves(rows, title):
     """PNG bytes: a panel per CURVES entry against env steps."""
     steps = np.array([row["env_steps"] for row in rows], float)
-    fig, axes = figure(2, 3, (15, 7.5))
+    fig, axes = figures.figure(2, 3, (15, 7.5))
     for ax, (name, columns) in zip(axes.flat, CURVES):
         if isinstance(columns, str):
             columns = [c for c in rows[0] if c.startswith(columns)]
@@ -199,7 +176,7 @@ def plot_curves(rows, title):
         ax.grid(alpha=0.3)
         if len(columns) > 1:
             ax.legend(fontsize=7)
-    return png(fig, title)
+    return figures.png(fig, title)
 
 
 def setting_label(setting):
@@ -256,7 +233,7 @@ def settings_markdown(table):
 def plot_group_curves(member_rows, labels, title):
     """PNG bytes: episode return and length against env steps, a thin line per member and, per setting (`labels`),
     the mean over its members with a band of one standard deviation."""
-    fig, axes = figure(1, 2, (13, 4.5))
+    fig, axes = figures.figure(1, 2, (13, 4.5))
     for ax, column in zip(axes, ["episode_return", "episode_length"]):
         for color, label in enumerate(dict.fromkeys(labels)):
             runs_rows = [rows for rows, lab in zip(member_rows, labels) if lab == label]
@@ -273,7 +250,7 @@ def plot_group_curves(member_rows, labels, title):
         ax.set_xlabel("env steps")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    return png(fig, title)
+    return figures.png(fig, title)
 
 
 @dataclass(frozen=True)

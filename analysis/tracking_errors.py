@@ -7,6 +7,7 @@ wrong speed and one that lags after each redraw read the same there. This plays 
 
     python analysis/tracking_errors.py results/velociraptor_curriculum_cpu_seed0/velociraptor_stage2
     python analysis/tracking_errors.py <stage 2> --episodes 32 --window 0.5 --out tracking_errors.json
+    python analysis/tracking_errors.py <stage 2> --episodes 1 --plot tracking.png   # see one episode follow
 
 For the velocity (m/s) and the yaw rate (rad/s), over every step of every episode:
 - `per_step`: the error evaluation reports (lin_vel_error, yaw_rate_error);
@@ -20,6 +21,9 @@ For the velocity (m/s) and the yaw rate (rad/s), over every step of every episod
 `gains`: each command segment's mean (forward, left, yaw rate) fitted by least squares, weighted by the segment's
 time, as gains times the command (forward, left, yaw rate) plus an offset. A policy that follows has the identity and
 zero offsets; the yaw row's `left` entry is how much it turns (rad/s) per m/s of commanded sideways speed.
+
+`--plot`: the first episode's forward and sideways speed and yaw rate against time, each step's and their `--window`
+average within each command, under the command, with the pushes marked (legged_gym's play.py plots the same).
 """
 
 import argparse
@@ -35,6 +39,7 @@ import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
 import commands  # noqa: E402
+import figures  # noqa: E402
 import files  # noqa: E402
 import tasks  # noqa: E402
 from configs import ConfigError  # noqa: E402
@@ -91,6 +96,11 @@ def fitted_gains(segment_commands, segment_means, weights):
     return {moved: dict(zip((*AXES, "offset"), map(float, solution[:, j]))) for j, moved in enumerate(AXES)}
 
 
+def smoothed(moved, command, window):
+    """`moved` averaged over `window` steps around each step, within the run of steps that held its command."""
+    return np.concatenate([moving_average(moved[start:end], window) for start, end in command_segments(command)])
+
+
 def split(episodes, ctrl_dt, window_s):
     """The record described in the module's docstring, from traced episodes (arrays as traced_episode returns)."""
     after, window = round(AFTER_S / ctrl_dt), max(1, round(window_s / ctrl_dt))
@@ -103,9 +113,8 @@ def split(episodes, ctrl_dt, window_s):
         changed[[start for start, _ in segments[1:]]] = True
         masks = dict(after_push=within(push > 0, after), after_command=within(changed, after))
         masks["quiet"] = ~masks["after_push"] & ~masks["after_command"]
-        smoothed = np.concatenate([moving_average(moved[start:end], window) for start, end in segments])
         step_errors = errors(moved, command)
-        for name, values in [("per_step", step_errors), ("window", errors(smoothed, command)),
+        for name, values in [("per_step", step_errors), ("window", errors(smoothed(moved, command, window), command)),
                              *[(name, tuple(e[mask] for e in step_errors)) for name, mask in masks.items()]]:
             for kept, value in zip(parts[name], values):
                 kept.append(value)
@@ -128,6 +137,37 @@ def split(episodes, ctrl_dt, window_s):
     return record
 
 
+TRACE_PANELS = (("forward speed (m/s)", 0), ("sideways speed, to the left (m/s)", 1), ("yaw rate, to the left (rad/s)", 2))
+
+
+def trace_lines(rows, ctrl_dt, window_s):
+    """What the trace figure draws of one traced episode: the time of each step (s), then per panel (title, command,
+    the body's per-step value, its `window_s` average within each command), and the times of the pushes."""
+    window = max(1, round(window_s / ctrl_dt))
+    moved, command = rows[:, :3], rows[:, 3:6]
+    averaged = smoothed(moved, command, window)
+    panels = [(title, command[:, j], moved[:, j], averaged[:, j]) for title, j in TRACE_PANELS]
+    time_s = ctrl_dt * np.arange(1, len(rows) + 1)  # each row is read after its control step
+    return time_s, panels, time_s[rows[:, 6] > 0]
+
+
+def trace_png(rows, ctrl_dt, window_s, title):
+    """PNG bytes: one traced episode as legged_gym's play.py plots one, the command against the body's velocity."""
+    time_s, panels, pushes = trace_lines(rows, ctrl_dt, window_s)
+    fig, axes = figures.figure(len(panels), 1, (10, 7.5))
+    for ax, (panel, command, per_step, averaged) in zip(axes, panels):
+        ax.plot(time_s, per_step, color="0.75", linewidth=0.8, label="body, per step")
+        ax.plot(time_s, averaged, color="tab:blue", label=f"body, {window_s:g} s average")
+        ax.plot(time_s, command, color="tab:green", linewidth=2.0, label="command")
+        for push in pushes:
+            ax.axvline(push, color="tab:red", alpha=0.4, linewidth=1.0)
+        ax.set_title(panel, fontsize=10)
+        ax.grid(alpha=0.3)
+    axes[0].legend(loc="upper right", fontsize=8, ncol=3)
+    axes[-1].set_xlabel("time (s); red lines: pushes")
+    return figures.png(fig, title)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", help="a stage-2 policy: policy.onnx (policy.json beside it) or the folder of both")
@@ -135,12 +175,15 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0, help="seed of the episodes' starts, pushes, draws and commands")
     parser.add_argument("--window", type=float, default=0.5, help="seconds of the velocity average (`window`)")
     parser.add_argument("--out", help="write the record as JSON here")
+    parser.add_argument("--plot", metavar="PNG", help="draw the first episode's command and velocities here")
     args = parser.parse_args(argv)
     try:
         if args.episodes < 1:
             raise ConfigError(f"--episodes {args.episodes}: at least 1")
         if not args.window > 0:
             raise ConfigError(f"--window {args.window}: more than 0 seconds")
+        if args.plot and not args.plot.lower().endswith(".png"):
+            raise ConfigError(f"--plot {args.plot}: a .png file")
         exported = play.load_exported(args.source)
         play.require_commands(exported, "tracking errors")
     except ConfigError as error:
@@ -168,6 +211,13 @@ def main(argv=None):
                            " ".join(["python analysis/tracking_errors.py", *(argv if argv is not None else sys.argv[1:])]),
                            ["mujoco", "onnxruntime", "numpy"])
         print(f"wrote {args.out}")
+    if args.plot:
+        rows, first = traced[0]
+        ending = "to the time limit" if first["reached_time_limit"] else f"ended at step {first['episode_length']}"
+        title = (f"{record['env']}: plain MuJoCo, episode 1 of seed {args.seed} ({ending}); per-step errors "
+                 f"{first['lin_vel_error_mean']:.3f} m/s, {first['yaw_rate_error_mean']:.3f} rad/s")
+        files.atomic_write(args.plot, trace_png(rows, exported.config["ctrl_dt"], args.window, title))
+        print(f"wrote {args.plot}")
 
 
 if __name__ == "__main__":

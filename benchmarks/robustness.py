@@ -38,6 +38,7 @@ import numpy as np  # noqa: E402
 import curriculum  # noqa: E402
 import envs  # noqa: E402
 import evaluation  # noqa: E402
+import figures  # noqa: E402
 import ppo_mjx  # noqa: E402
 import randomization  # noqa: E402
 import runs  # noqa: E402
@@ -152,7 +153,7 @@ def plot(rows):
     change."""
     species = list(dict.fromkeys(r["species"] for r in rows))
     height = 3.4 * len(species) + 0.8
-    fig, axes = runs.figure(len(species), 2, (11, height))
+    fig, axes = figures.figure(len(species), 2, (11, height))
     fig.subplots_adjust(top=1 - 0.75 / height, bottom=0.55 / height, hspace=0.45)  # room for the titles and labels
     for row_axes, name in zip(np.atleast_2d(axes), species):
         mine = [r for r in rows if r["species"] == name]
@@ -169,7 +170,7 @@ def plot(rows):
         row_axes[1].set(title=f"{name}: dynamics outside training, training pushes", ylim=(0, 1.05),
                         xticks=np.arange(len(dynamics)), xticklabels=[r["value"] for r in dynamics])
         row_axes[0].legend(fontsize=7)
-    return runs.png(fig, "Stage-1 policies beyond their training (success: standing at the time limit)")
+    return figures.png(fig, "Stage-1 policies beyond their training (success: standing at the time limit)")
 
 
 def markdown(report):

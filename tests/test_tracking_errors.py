@@ -1,6 +1,6 @@
 """analysis/tracking_errors.py: its averages, masks, segments and gains against hand-made references, the split of
-made-up episodes whose errors are known, what it traces against what play.py measures, and its command line on a
-committed stage-2 policy (plain MuJoCo, no JAX)."""
+made-up episodes whose errors are known and what their trace figure draws, what it traces against what play.py
+measures, and its command line on a committed stage-2 policy (plain MuJoCo, no JAX)."""
 
 import json
 import os
@@ -70,6 +70,22 @@ def test_split_tells_a_wobble_from_a_bias():
     assert biased["after_push"]["lin_vel_error"] is None and biased["segment_mean"]["segments"] == 2
 
 
+def test_trace_lines_are_the_episode_its_window_average_and_its_pushes():
+    command = [[1.0, 0.0, 0.0]] * 10 + [[0.0, 0.3, 0.5]] * 10
+    rows = made_up_episode(command, 0.2, [0.0, 0.1, -0.2], pushes=[4, 15])
+    time_s, panels, pushes = tracking_errors.trace_lines(rows, 0.02, 0.04)
+    np.testing.assert_allclose(time_s, 0.02 * np.arange(1, 21))
+    np.testing.assert_allclose(pushes, [0.1, 0.32])
+    assert [title for title, *_ in panels] == [title for title, _ in tracking_errors.TRACE_PANELS]
+    for j, (_, commanded, per_step, averaged) in enumerate(panels):
+        np.testing.assert_array_equal(commanded, rows[:, 3 + j])
+        np.testing.assert_array_equal(per_step, rows[:, j])
+        expected = np.concatenate([tracking_errors.moving_average(rows[a:b, j:j + 1], 2)[:, 0] for a, b in
+                                   [(0, 10), (10, 20)]])  # two steps, never across the command change
+        np.testing.assert_allclose(averaged, expected)
+    np.testing.assert_allclose(panels[0][3][1:10], 1.0)  # the alternating wobble averages out over two steps
+
+
 def test_the_trace_reads_what_play_measures():
     exported = play.load_exported(VELOCIRAPTOR_STAGE2)
     data, draws = mujoco.MjData(exported.mj_model), play.numpy_draws(np.random.default_rng(3))
@@ -81,8 +97,9 @@ def test_the_trace_reads_what_play_measures():
 
 
 def test_command_line_writes_the_split(tmp_path):
-    out = tmp_path / "errors.json"
-    tracking_errors.main([VELOCIRAPTOR_STAGE2, "--episodes", "2", "--out", str(out)])
+    out, plot = tmp_path / "errors.json", tmp_path / "trace.png"
+    tracking_errors.main([VELOCIRAPTOR_STAGE2, "--episodes", "2", "--out", str(out), "--plot", str(plot)])
+    assert plot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     record = json.loads(out.read_text())
     assert record["env"] == "velociraptor_stage2" and record["episodes"] == 2
     assert set(record["gains"]) == set(tracking_errors.AXES)
@@ -94,6 +111,7 @@ def test_command_line_writes_the_split(tmp_path):
 @pytest.mark.parametrize("arguments, message", [
     ([VELOCIRAPTOR_STAGE2, "--episodes", "0"], "at least 1"),
     ([VELOCIRAPTOR_STAGE2, "--window", "0"], "more than 0 seconds"),
+    ([VELOCIRAPTOR_STAGE2, "--plot", "trace.jpg"], "a .png file"),
     ([VELOCIRAPTOR_STAGE2.replace("stage2", "stage3")], "follows no velocity commands"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(arguments, message, capsys):
