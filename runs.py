@@ -153,24 +153,32 @@ CURVES = [
     ("episode return", ["episode_return"]),
     ("episode length", ["episode_length"]),
     ("reward terms (per step)", "reward/"),
+    ("tracking errors in training (m/s, rad/s)", ["lin_vel_error", "yaw_rate_error"]),  # a stage with commands
     ("losses", ["actor_loss", "value_loss", "entropy"]),
     ("PPO update size", ["approx_kl", "clip_fraction"]),
     ("env steps / s", ["steps_per_s"]),
 ]
 
 
+def curve_panels(columns):
+    """The CURVES entries that `columns` (the metrics' names) have something to draw for: (title, their columns)."""
+    panels = [(name, [c for c in columns if c.startswith(wanted)] if isinstance(wanted, str)
+               else [c for c in wanted if c in columns]) for name, wanted in CURVES]
+    return [(name, present) for name, present in panels if present]
+
+
 def plot_curves(rows, title):
-    """PNG bytes: a panel per CURVES entry against env steps."""
+    """PNG bytes: a panel per CURVES entry that the rows have columns for, against env steps."""
     steps = np.array([row["env_steps"] for row in rows], float)
-    fig, axes = figures.figure(2, 3, (15, 7.5))
-    for ax, (name, columns) in zip(axes.flat, CURVES):
-        if isinstance(columns, str):
-            columns = [c for c in rows[0] if c.startswith(columns)]
+    panels = curve_panels(list(rows[0]))
+    fig, axes = figures.figure(2, (len(panels) + 1) // 2, (15 if len(panels) <= 6 else 20, 7.5))
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, (name, columns) in zip(axes.flat, panels):
         for column in columns:
-            if column in rows[0]:
-                values = np.array([row[column] for row in rows], float)
-                finite = np.isfinite(values)  # updates in which no episode ended have no episode return
-                ax.plot(steps[finite], values[finite], label=column.removeprefix("reward/"))
+            values = np.array([row[column] for row in rows], float)
+            finite = np.isfinite(values)  # updates in which no episode ended have no episode return
+            ax.plot(steps[finite], values[finite], label=column.removeprefix("reward/"))
         ax.set_title(name)
         ax.set_xlabel("env steps")
         ax.grid(alpha=0.3)

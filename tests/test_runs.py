@@ -1,5 +1,5 @@
-"""Run outputs: checkpoints (round trip, atomic save, corruption), exact resume after Ctrl-C, evaluation refusing
-another env's checkpoint, and headless video. (Evaluation of a known policy in MJX and plain MuJoCo: test_species.)"""
+"""Run outputs: checkpoints (round trip, atomic save, corruption), the learning curves' panels, exact resume after
+Ctrl-C, evaluation refusing another env's checkpoint, and headless video. (Evaluation of a known policy in MJX and plain MuJoCo: test_species.)"""
 
 import csv
 import json
@@ -99,6 +99,19 @@ def cartpole_runs(tmp_path_factory, cartpole_straight):
     at_stop = runs.read_checkpoint(str(stopped / runs.CHECKPOINT))
     training.run(env, SHORT_CONFIG, 0, str(stopped), resume=True)
     return dict(env=env, straight=cartpole_straight, stopped=stopped, interrupted=interrupted, at_stop=at_stop)
+
+
+def test_curve_panels_are_the_ones_the_metrics_have_columns_for():
+    stage1 = ["update", "env_steps", "episode_return", "episode_length", "reward/posture", "reward/torque",
+              "actor_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "steps_per_s"]
+    panels = dict(runs.curve_panels(stage1))
+    assert list(panels) == [name for name, _ in runs.CURVES if not name.startswith("tracking")]
+    assert panels["reward terms (per step)"] == ["reward/posture", "reward/torque"]
+    assert panels["losses"] == ["actor_loss", "value_loss", "entropy"]
+    stage2 = dict(runs.curve_panels(stage1 + ["yaw_rate_error", "lin_vel_error"]))
+    assert stage2["tracking errors in training (m/s, rad/s)"] == ["lin_vel_error", "yaw_rate_error"]
+    rows = [{column: float(i) for column in stage1 + ["lin_vel_error", "yaw_rate_error"]} for i in range(3)]
+    assert runs.plot_curves(rows, "stage 2").startswith(b"\x89PNG")
 
 
 def test_ctrl_c_stops_cleanly_with_a_checkpoint(cartpole_runs):
