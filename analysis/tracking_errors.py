@@ -137,7 +137,8 @@ def split(episodes, ctrl_dt, window_s):
     return record
 
 
-TRACE_PANELS = (("forward speed (m/s)", 0), ("sideways speed, to the left (m/s)", 1), ("yaw rate, to the left (rad/s)", 2))
+TRACE_PANELS = (("forward speed (m/s)", 0), ("sideways speed, to the left (m/s)", 1),
+                ("yaw rate, to the left (rad/s)", 2))
 
 
 def trace_lines(rows, ctrl_dt, window_s):

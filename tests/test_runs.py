@@ -1,5 +1,6 @@
 """Run outputs: checkpoints (round trip, atomic save, corruption), the learning curves' panels, exact resume after
-Ctrl-C, evaluation refusing another env's checkpoint, and headless video. (Evaluation of a known policy in MJX and plain MuJoCo: test_species.)"""
+Ctrl-C, evaluation refusing another env's checkpoint, and headless video. (Evaluation of a known policy in MJX and
+plain MuJoCo: test_species.)"""
 
 import csv
 import json
