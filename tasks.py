@@ -64,10 +64,10 @@ class Task:
 
 
 def load_model(config):
-    """The species' MJCF model with the physics timestep taken from the config, plus a mocap body `target` (a
-    translucent sphere of the success radius, never colliding) that the tasks place at every reset: the stand point
-    or the prey/food; and room in `userdata` for the velocity command (commands.py), and with `observe_heading` its
-    heading reference (`command_userdata`). The species' MJCF files stay free of task objects."""
+    """The species' MJCF model with the physics timestep and solver iterations taken from the config, plus a mocap
+    body `target` (a translucent sphere of the success radius, never colliding) that the tasks place at every reset:
+    the stand point or the prey/food; and room in `userdata` for the velocity command (commands.py), and with
+    `observe_heading` its heading reference (`command_userdata`). The species' MJCF files stay free of task objects."""
     path = os.path.join(MODELS_DIR, config["model"])
     try:
         spec = mujoco.MjSpec.from_file(path)
@@ -79,6 +79,11 @@ def load_model(config):
     except ValueError as error:  # MuJoCo's parser and compiler: no file, bad XML, a range it cannot infer, ...
         raise ConfigError(f"{path}: {str(error).strip().splitlines()[0]}") from None
     mj_model.opt.timestep = config["sim_dt"]
+    iterations = config.get("solver_iterations")  # None in policies exported before the setting: the MJCF's
+    if iterations is not None:
+        if not isinstance(iterations, int) or iterations < 1:
+            raise ConfigError(f"solver_iterations = {iterations} is not a whole number of at least 1")
+        mj_model.opt.iterations = iterations
     return mj_model
 
 

@@ -4,9 +4,14 @@ prints b/a and what randomization costs, and writes the figures to results/throu
 
     python benchmarks/throughput.py --env trex_stage1 --num-envs 256 --updates 10
 
+With `--versus` it times the config against other settings instead, each a comma-separated list of overrides, and
+prints each one's speed as a multiple of the config's (results/..._versus_<settings>.json):
+
+    python benchmarks/throughput.py --env trex_stage2 --versus sim_dt=0.005 --versus solver_iterations=1
+
 Compilation is excluded from both timings (each function is compiled and run once before it is timed; those first
-calls are recorded apart); (a) and (b), with and without randomization, are timed alternately `--repeats` times and
-the medians compared.
+calls are recorded apart); (a) and (b), with and without randomization or under each setting, are timed alternately
+`--repeats` times and the medians compared.
 """
 
 import argparse
@@ -30,7 +35,7 @@ import envs  # noqa: E402
 import ppo_mjx  # noqa: E402
 import runs  # noqa: E402
 import training  # noqa: E402
-from configs import get_config, parse_overrides  # noqa: E402
+from configs import ConfigError, get_config, parse_overrides  # noqa: E402
 
 
 def random_rollout(env, num_envs, num_steps, action_std):
@@ -99,35 +104,67 @@ def measure(env_name, num_envs, updates, repeats, overrides=None):
     return measure_alternately(env_name, num_envs, updates, repeats, {"": overrides or {}})[""]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="trex_stage1")
-    parser.add_argument("--num-envs", type=int, default=256)
-    parser.add_argument("--updates", type=int, default=10, help="PPO updates timed (and raw rollouts of equal length)")
-    parser.add_argument("--repeats", type=int, default=3, help="alternating timed runs of (a) and (b)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override, as in ppo_mjx")
-    args = parser.parse_args()
-
-    training.enable_compilation_cache()
-    overrides = parse_overrides(args.set)
+def randomization_cost(args, overrides):
+    """(record, printed lines): the config timed with its randomization and without."""
     measured = measure_alternately(args.env, args.num_envs, args.updates, args.repeats, dict(
         randomized=overrides, nominal=overrides | {"randomize.enabled": False}))
     result, nominal = measured["randomized"], measured["nominal"]
     result |= dict(nominal=nominal, randomization_slowdown=dict(
         raw_env=1 - result["raw_env_steps_per_s"] / nominal["raw_env_steps_per_s"],
         ppo_train=1 - result["ppo_train_steps_per_s"] / nominal["ppo_train_steps_per_s"]))
-    result |= dict(command=" ".join(["python", "benchmarks/throughput.py", *sys.argv[1:]]),
+    lines = [f"{label:>10}: (a) raw env {f['raw_env_steps_per_s']:,.0f} steps/s  (b) PPO train "
+             f"{f['ppo_train_steps_per_s']:,.0f} steps/s  b/a = {f['ratio_train_over_raw']:.2f}"
+             for label, f in (("randomized", result), ("nominal", nominal))]
+    slowdown = result["randomization_slowdown"]
+    lines.append(f"randomization costs {slowdown['raw_env']:.1%} of the raw env's steps/s and "
+                 f"{slowdown['ppo_train']:.1%} of the PPO train's")
+    return result, lines
+
+
+def versus(args, overrides, settings):
+    """(record, printed lines): the config timed against each of `settings` ({label: overrides}), with the speed of
+    each as a multiple of the config's."""
+    measured = measure_alternately(args.env, args.num_envs, args.updates, args.repeats,
+                                   {"config": overrides} | {k: overrides | v for k, v in settings.items()})
+    base = measured["config"]
+    speedup = {label: dict(raw_env=f["raw_env_steps_per_s"] / base["raw_env_steps_per_s"],
+                           ppo_train=f["ppo_train_steps_per_s"] / base["ppo_train_steps_per_s"])
+               for label, f in measured.items()}
+    lines = [f"{label:>40}: (a) raw env {f['raw_env_steps_per_s']:,.0f} steps/s x{speedup[label]['raw_env']:.2f}  "
+             f"(b) PPO train {f['ppo_train_steps_per_s']:,.0f} steps/s x{speedup[label]['ppo_train']:.2f}"
+             for label, f in measured.items()]
+    return dict(variants=measured, speedup=speedup), lines
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="trex_stage1")
+    parser.add_argument("--num-envs", type=int, default=256)
+    parser.add_argument("--updates", type=int, default=10, help="PPO updates timed (and raw rollouts of equal length)")
+    parser.add_argument("--repeats", type=int, default=3, help="alternating timed runs of (a) and (b)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override, as in ppo_mjx")
+    parser.add_argument("--versus", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE...]",
+                        help="time the config against these overrides instead of without randomization (repeatable)")
+    args = parser.parse_args(argv)
+    try:
+        overrides = parse_overrides(args.set)
+        settings = {setting: parse_overrides(setting.split(",")) for setting in args.versus}
+        for setting in settings.values():
+            get_config(args.env, overrides | setting)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+
+    training.enable_compilation_cache()
+    result, lines = versus(args, overrides, settings) if settings else randomization_cost(args, overrides)
+    result |= dict(command=" ".join(["python", "benchmarks/throughput.py", *(sys.argv[1:] if argv is None else argv)]),
                    date=time.strftime("%Y-%m-%d"), machine=runs.machine())
     print(json.dumps(result, indent=1))
+    suffix = runs.overrides_suffix(args.set) + ("_versus" + runs.overrides_suffix(args.versus) if settings else "")
     path = os.path.join(ROOT, "results", f"throughput_{args.env}_{jax.default_backend()}_{args.num_envs}envs"
-                                         f"{runs.overrides_suffix(args.set)}.json")
+                                         f"{suffix}.json")
     runs.atomic_write(path, json.dumps(result, indent=1) + "\n")
-    for label, figures in (("randomized", result), ("nominal", nominal)):
-        raw, full = figures["raw_env_steps_per_s"], figures["ppo_train_steps_per_s"]
-        print(f"{label:>10}: (a) raw env {raw:,.0f} steps/s  (b) PPO train {full:,.0f} steps/s  b/a = {full / raw:.2f}")
-    slowdown = result["randomization_slowdown"]
-    print(f"randomization costs {slowdown['raw_env']:.1%} of the raw env's steps/s and {slowdown['ppo_train']:.1%} of "
-          f"the PPO train's -> {path}")
+    print("\n".join(lines) + f" -> {path}")
 
 
 if __name__ == "__main__":

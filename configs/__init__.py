@@ -166,6 +166,8 @@ def from_saved(saved):
         overrides["eval_actions"] = "sampled"
     if "observe_command" not in settings:  # saved before the observation carried the velocity command
         overrides["observe_command"] = False
+    if "solver_iterations" not in settings:  # saved when the MJCF's 2 iterations held
+        overrides["solver_iterations"] = 2
     if "action_smoothing" not in settings:  # saved before actions could be low-passed
         overrides["action_smoothing"] = 0.0
     if "action_noise_correlation" not in settings:  # saved when exploration noise was white

@@ -30,6 +30,7 @@ PHYSICS = dict(
 # Body settings every species has unless it states its own.
 BODY = dict(
     sim_dt=0.004,  # physics timestep (s); overrides the MJCF option
+    solver_iterations=2,  # Newton iterations of the constraint solver per physics step; overrides the MJCF option
     ctrl_dt=0.02,  # control period (s): 50 Hz, 5 physics substeps per env step
     action_scale=0.5,  # action +-1 reaches this fraction of the way from home to each joint limit
     action_smoothing=0.0,  # share of the last applied action each step keeps (a low-pass on the actions); 0: none

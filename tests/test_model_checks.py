@@ -136,3 +136,14 @@ def test_env_from_config_checks_before_compiling(tmp_path):
     finally:
         jax.monitoring.unregister_event_duration_listener(listener)
     assert compiled == []
+
+
+def test_physics_settings_reach_the_model():
+    """The config's timestep and solver iterations replace the MJCF's (a policy exported before the iterations were a
+    setting keeps the MJCF's 2); zero iterations is one ConfigError line."""
+    model = tasks.load_model(configs.get_config("trex_stage2", {"sim_dt": 0.005, "solver_iterations": 1}))
+    assert (model.opt.timestep, model.opt.iterations) == (0.005, 1)
+    exported_before = {k: v for k, v in configs.get_config("trex_stage2").items() if k != "solver_iterations"}
+    assert tasks.load_model(exported_before).opt.iterations == 2
+    with pytest.raises(ConfigError, match="^solver_iterations = 0 is not a whole number of at least 1$"):
+        tasks.load_model(configs.get_config("trex_stage2", {"solver_iterations": 0}))

@@ -1,6 +1,6 @@
 """benchmarks/report.py's bookkeeping: pieces chosen, run each in its own process, skipped once done, packed to
 bring back, and the targets judged on the figures they name. The measuring pieces are the benchmarks' (untimed
-here)."""
+here); throughput.py refuses a malformed setting to time against."""
 
 import json
 import tarfile
@@ -8,7 +8,7 @@ import tarfile
 import jax
 import pytest
 
-from benchmarks import report, robustness
+from benchmarks import report, robustness, throughput
 
 
 def test_targets_are_judged_on_the_figures_they_name():
@@ -32,6 +32,16 @@ def test_unknown_pieces_give_one_line_and_exit_2(capsys):
     assert exit.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: no piece matches --pieces thruput; pieces: throughput:trex:")
+
+
+def test_throughput_against_a_malformed_setting_gives_one_line_and_exit_2(capsys):
+    for versus, message in (("sim_dt", "error: override 'sim_dt' is not KEY=VALUE"),
+                            ("sim_dt=0.005,solver_iterations=one", "error: config key 'solver_iterations' expects int")):
+        with pytest.raises(SystemExit) as exit:
+            throughput.main(["--env", "trex_stage2", "--versus", versus])
+        assert exit.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(message), err
 
 
 @pytest.mark.skipif(jax.default_backend() == "gpu", reason="on a GPU these pieces measure for minutes")

@@ -209,6 +209,12 @@ def test_a_stage2_saved_before_the_orientation_term_rebuilds_as_it_was_trained()
                            tracking_lin_vel_linear=0.0, tracking_yaw_rate_linear=0.0)
 
 
+def test_a_stage_saved_before_the_solver_iterations_setting_rebuilds_as_it_was_trained():
+    """A stage saved before `solver_iterations` existed steps the MJCF's 2 iterations, whatever today's default."""
+    name, _, overrides = from_saved(committed_config(1, drop=("solver_iterations",)))
+    assert overrides["solver_iterations"] == 2 and get_config(name, overrides)["solver_iterations"] == 2
+
+
 def test_a_stage2_saved_before_the_backward_share_rebuilds_as_it_was_trained():
     """A T-Rex stage 2 trained before `command.backward_share` existed draws its commands uniformly (share 0) when it
     evaluates or resumes, not with the T-Rex's share of walks backward."""
