@@ -12,6 +12,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import warnings
 from dataclasses import dataclass
 
@@ -193,8 +194,9 @@ def setting_label(setting):
 
 
 def overrides_suffix(pairs):
-    """`--set` pairs ("key=value") as a suffix for the names of files measured under them: "_num_minibatches-4"."""
-    return "".join(f"_{pair.replace('=', '-')}" for pair in pairs)
+    """`--set` pairs ("key=value") as a suffix for the names of files measured under them: "_num_minibatches-4"; any
+    character but letters, digits, '.', '-' and '_' (commas, brackets, spaces) becomes '_'."""
+    return "".join("_" + re.sub(r"[^A-Za-z0-9._-]", "_", pair.replace("=", "-")) for pair in pairs)
 
 
 def iqm(values):

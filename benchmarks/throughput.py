@@ -160,8 +160,7 @@ def main(argv=None):
     result |= dict(command=" ".join(["python", "benchmarks/throughput.py", *(sys.argv[1:] if argv is None else argv)]),
                    date=time.strftime("%Y-%m-%d"), machine=runs.machine())
     print(json.dumps(result, indent=1))
-    versus_pairs = [setting.replace(",", "_") for setting in args.versus]  # file names without commas
-    suffix = runs.overrides_suffix(args.set) + ("_versus" + runs.overrides_suffix(versus_pairs) if settings else "")
+    suffix = runs.overrides_suffix(args.set) + ("_versus" + runs.overrides_suffix(args.versus) if settings else "")
     path = os.path.join(ROOT, "results", f"throughput_{args.env}_{jax.default_backend()}_{args.num_envs}envs"
                                          f"{suffix}.json")
     runs.atomic_write(path, json.dumps(result, indent=1) + "\n")

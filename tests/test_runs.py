@@ -102,6 +102,12 @@ def cartpole_runs(tmp_path_factory, cartpole_straight):
     return dict(env=env, straight=cartpole_straight, stopped=stopped, interrupted=interrupted, at_stop=at_stop)
 
 
+def test_overrides_suffix_keeps_file_names_to_safe_characters():
+    assert runs.overrides_suffix(["num_minibatches=4", "gamma=0.99"]) == "_num_minibatches-4_gamma-0.99"
+    assert runs.overrides_suffix(["sim_dt=0.005,solver_iterations=1"]) == "_sim_dt-0.005_solver_iterations-1"
+    assert runs.overrides_suffix(["command.range=(0, 1)"]) == "_command.range-_0__1_"
+
+
 def test_curve_panels_are_the_ones_the_metrics_have_columns_for():
     stage1 = ["update", "env_steps", "episode_return", "episode_length", "reward/posture", "reward/torque",
               "actor_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "steps_per_s"]
